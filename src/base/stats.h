@@ -1,0 +1,18 @@
+/*
+ * stats.h - small numeric helpers shared by the computing stages.
+ */
+#ifndef RV_BASE_STATS_H
+#define RV_BASE_STATS_H
+
+#include <stddef.h>
+
+/*
+ * q-quantile (q in [0, 1]) of v[0..n-1] with numpy's default linear
+ * interpolation at (n-1)*q. Sorts v in place. n must be > 0.
+ */
+double rv_quantile_inplace(double *v, size_t n, double q);
+
+/* Sorts v ascending in place (NaN last). */
+void rv_sort_doubles(double *v, size_t n);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * strparse.h - the one cursor scanner of reveal (STYLE.md: no sscanf/atoi).
+ *
+ * Every function takes a cursor `const char **p` and an end pointer, reads
+ * one token starting at *p, and on success advances *p past it and returns
+ * 0. On failure it returns -EINVAL (no number there) or -ERANGE (out of
+ * range) and leaves *p unchanged. None allocates; none needs NUL-terminated
+ * input except where stated.
+ */
+#ifndef RV_BASE_STRPARSE_H
+#define RV_BASE_STRPARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Advances *p over spaces and tabs. */
+void rv_str_skip_blank(const char **p, const char *end);
+
+/* Unsigned decimal integer. */
+int rv_str_u64(const char **p, const char *end, uint64_t *out);
+
+/* Signed decimal integer with optional sign. */
+int rv_str_i64(const char **p, const char *end, int64_t *out);
+
+/*
+ * Floating-point number in C-locale syntax: [sign] digits [. digits]
+ * [e[sign]digits], or "nan", "inf", "infinity" (any case). Exactly rounded
+ * for up to 19 significant digits, strtod beyond. Hex floats are refused.
+ */
+int rv_str_double(const char **p, const char *end, double *out);
+
+/* 1 when the range [s, end) is exactly the token tok. */
+int rv_str_eq(const char *s, const char *end, const char *tok);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * catalog.c - subsystem and kind of a channel from its name alone.
+ *
+ * Offline input (CSV, SMD-style data sets) carries nothing but column names,
+ * so this file reads what it can from `subsystem.metric[:instance]`: the
+ * subsystem from the prefix, and whether the metric is a sparse event count
+ * (errors, drops, retransmits, ...) that features should sum rather than
+ * describe statistically. Live sources know their kinds exactly and do not
+ * need the name heuristic.
+ */
+#include "catalog/catalog.h"
+
+#include <stddef.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const subsystem_names[] = {
+	[RV_SUB_CPU] = "cpu",
+	[RV_SUB_GPU] = "gpu",
+	[RV_SUB_MEM] = "mem",
+	[RV_SUB_NET] = "net",
+	[RV_SUB_STORAGE] = "storage",
+	[RV_SUB_OTHER] = "other",
+};
+_Static_assert(sizeof(subsystem_names) / sizeof(subsystem_names[0]) == RV_SUB_COUNT,
+	       "one name per enum rv_subsystem");
+
+static const char *const kind_names[] = {
+	[RV_KIND_GAUGE] = "gauge",
+	[RV_KIND_COUNTER] = "counter",
+	[RV_KIND_EVENT] = "event",
+	[RV_KIND_STATIC] = "static",
+};
+_Static_assert(sizeof(kind_names) / sizeof(kind_names[0]) == RV_KIND_COUNT,
+	       "one name per enum rv_kind");
+
+/*
+ * Tokens of the metric part (split at '_', '-' and '.', compared ignoring
+ * case) that mark a sparse event count. Whole tokens, not substrings:
+ * "err" is inside "interrupts" and "rst" inside "first". "fault" is left
+ * out on purpose: page-fault counts (mem.pgfault, mem.page_faults) are
+ * steady rates that deserve the gauge feature set; GPU faults arrive as
+ * xid/ecc events and are caught by those tokens.
+ */
+static const char *const event_tokens[] = {
+	"err", "errs", "error", "errors",
+	"drop", "drops", "dropped",
+	"retrans", "retransegs",
+	"timeout", "timeouts",
+	"overflow", "overflows",
+	"rst", "rsts", "reset", "resets",
+	"xid", "ecc", "replay", "replays",
+};
+
+static const char *const unknown_name = "unknown";
+
+enum rv_subsystem rv_catalog_subsystem(const char *name)
+{
+	if (!name)
+		return RV_SUB_OTHER;
+	const char *dot = strchr(name, '.');
+	if (!dot)
+		return RV_SUB_OTHER;
+	size_t len = (size_t)(dot - name);
+	for (int s = 0; s < RV_SUB_OTHER; s++) {
+		if (strlen(subsystem_names[s]) == len && memcmp(name, subsystem_names[s], len) == 0)
+			return (enum rv_subsystem)s;
+	}
+	return RV_SUB_OTHER;
+}
+
+const char *rv_subsystem_name(enum rv_subsystem s)
+{
+	if ((unsigned)s >= RV_SUB_COUNT)
+		return unknown_name;
+	return subsystem_names[s];
+}
+
+const char *rv_kind_name(enum rv_kind k)
+{
+	if ((unsigned)k >= RV_KIND_COUNT)
+		return unknown_name;
+	return kind_names[k];
+}
+
+static int is_token_sep(char c)
+{
+	return c == '_' || c == '-' || c == '.';
+}
+
+static int is_event_token(const char *tok, size_t len)
+{
+	for (size_t i = 0; i < sizeof(event_tokens) / sizeof(event_tokens[0]); i++) {
+		if (strlen(event_tokens[i]) == len && strncasecmp(tok, event_tokens[i], len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+enum rv_kind rv_catalog_kind_by_name(const char *name)
+{
+	if (!name)
+		return RV_KIND_GAUGE;
+	const char *dot = strchr(name, '.');
+	const char *p = dot ? dot + 1 : name;
+	const char *end = strchr(p, ':');
+	if (!end)
+		end = p + strlen(p);
+	while (p < end) {
+		const char *tok = p;
+		while (p < end && !is_token_sep(*p))
+			p++;
+		if (p > tok && is_event_token(tok, (size_t)(p - tok)))
+			return RV_KIND_EVENT;
+		if (p < end)
+			p++;
+	}
+	return RV_KIND_GAUGE;
+}

@@ -1,0 +1,40 @@
+/*
+ * catalog.h - what reveal knows about a channel from its name.
+ *
+ * Names are `subsystem.metric[:instance]` (DESIGN.md). The subsystem is the
+ * text before the first dot; cpu, gpu, mem, net and storage are known, all
+ * else is RV_SUB_OTHER. The kind says how features treat the channel:
+ * gauges get the full statistical feature set, events (sparse error and
+ * retransmit counts) get sum and max.
+ */
+#ifndef RV_CATALOG_CATALOG_H
+#define RV_CATALOG_CATALOG_H
+
+enum rv_subsystem { RV_SUB_CPU, RV_SUB_GPU, RV_SUB_MEM, RV_SUB_NET, RV_SUB_STORAGE,
+		    RV_SUB_OTHER, RV_SUB_COUNT };
+
+enum rv_kind { RV_KIND_GAUGE, RV_KIND_COUNTER, RV_KIND_EVENT, RV_KIND_STATIC, RV_KIND_COUNT };
+
+/*
+ * Subsystem of `name`: the text before the first dot when it is exactly one
+ * of the known ones; RV_SUB_OTHER for anything else, a name without a dot
+ * and NULL.
+ */
+enum rv_subsystem rv_catalog_subsystem(const char *name);
+/* Static names ("cpu", ..., "other"; "gauge", ...); "unknown" out of range. */
+const char *rv_subsystem_name(enum rv_subsystem s);
+const char *rv_kind_name(enum rv_kind k);
+
+/*
+ * Kind of a channel known only by name (offline CSV input): RV_KIND_EVENT
+ * when a token of the metric part (after the first dot, or all of a name
+ * without one, up to any ':'; split at '_', '-', '.'; any case) names
+ * errors, drops, retransmits, timeouts, overflows, resets, GPU XID/ECC
+ * errors or replays (e.g. net.in_errs, net.retransegs, net.tcp_timeouts,
+ * net.listen_overflows, gpu.xid_errors); else RV_KIND_GAUGE, never COUNTER
+ * or STATIC. Page faults stay gauges: they are steady rates, not sparse
+ * events. The token list is a table in catalog.c.
+ */
+enum rv_kind rv_catalog_kind_by_name(const char *name);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * catalog_test.c - subsystem and kind from channel names.
+ *
+ * The main table is the 38 column names of the Server Machine Dataset (SMD)
+ * as reveal names them; the expected kinds were decided by hand from what
+ * each counter measures (only the error/overflow/reset/retransmit/timeout
+ * counts are sparse events).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "catalog/catalog.h"
+
+struct name_case {
+	const char *name;
+	enum rv_subsystem sub;
+	enum rv_kind kind;
+};
+
+#define G RV_KIND_GAUGE
+#define E RV_KIND_EVENT
+
+static const struct name_case smd_cases[] = {
+	{ "cpu.cpu_r", RV_SUB_CPU, G },
+	{ "cpu.load_1", RV_SUB_CPU, G },
+	{ "cpu.load_5", RV_SUB_CPU, G },
+	{ "cpu.load_15", RV_SUB_CPU, G },
+	{ "mem.mem_shmem", RV_SUB_MEM, G },
+	{ "mem.mem_u", RV_SUB_MEM, G },
+	{ "mem.mem_u_e", RV_SUB_MEM, G },
+	{ "mem.total_mem", RV_SUB_MEM, G },
+	{ "storage.disk_q", RV_SUB_STORAGE, G },
+	{ "storage.disk_r", RV_SUB_STORAGE, G },
+	{ "storage.disk_rb", RV_SUB_STORAGE, G },
+	{ "storage.disk_svc", RV_SUB_STORAGE, G },
+	{ "storage.disk_u", RV_SUB_STORAGE, G },
+	{ "storage.disk_w", RV_SUB_STORAGE, G },
+	{ "storage.disk_wa", RV_SUB_STORAGE, G },
+	{ "storage.disk_wb", RV_SUB_STORAGE, G },
+	{ "mem.si", RV_SUB_MEM, G },
+	{ "mem.so", RV_SUB_MEM, G },
+	{ "net.eth1_fi", RV_SUB_NET, G },
+	{ "net.eth1_fo", RV_SUB_NET, G },
+	{ "net.eth1_pi", RV_SUB_NET, G },
+	{ "net.eth1_po", RV_SUB_NET, G },
+	{ "net.tcp_tw", RV_SUB_NET, G },
+	{ "net.tcp_use", RV_SUB_NET, G },
+	{ "net.active_opens", RV_SUB_NET, G },
+	{ "net.curr_estab", RV_SUB_NET, G },
+	{ "net.in_errs", RV_SUB_NET, E },
+	{ "net.in_segs", RV_SUB_NET, G },
+	{ "net.listen_overflows", RV_SUB_NET, E },
+	{ "net.out_rsts", RV_SUB_NET, E },
+	{ "net.out_segs", RV_SUB_NET, G },
+	{ "net.passive_opens", RV_SUB_NET, G },
+	{ "net.retransegs", RV_SUB_NET, E },
+	{ "net.tcp_timeouts", RV_SUB_NET, E },
+	{ "net.udp_in_dg", RV_SUB_NET, G },
+	{ "net.udp_out_dg", RV_SUB_NET, G },
+	{ "net.udp_rcv_buf_errs", RV_SUB_NET, E },
+	{ "net.udp_snd_buf_errs", RV_SUB_NET, E },
+};
+
+static const struct name_case other_cases[] = {
+	{ "unknown.metric_01", RV_SUB_OTHER, G },
+	{ "gpu.xid_errors:gpu0", RV_SUB_GPU, E },
+	{ "gpu.ecc_dbe:gpu1", RV_SUB_GPU, E },
+	{ "gpu.pcie_replay:gpu0", RV_SUB_GPU, E },
+	{ "gpu.util:gpu0", RV_SUB_GPU, G },
+	/* instance text after ':' is not the metric */
+	{ "gpu.util:errs", RV_SUB_GPU, G },
+	{ "net.rx_dropped:eth0", RV_SUB_NET, E },
+	{ "net.InErrs", RV_SUB_NET, G },       /* one token "inerrs" */
+	{ "net.in-errs", RV_SUB_NET, E },
+	{ "net.IN_ERRS", RV_SUB_NET, E },      /* tokens compare ignoring case */
+	{ "cpu.interrupts", RV_SUB_CPU, G },   /* contains "err", is no event */
+	{ "net.first_burst", RV_SUB_NET, G },  /* contains "rst" */
+	{ "mem.pgfault", RV_SUB_MEM, G },
+	{ "mem.page_fault", RV_SUB_MEM, G },
+	{ "cpux.load_1", RV_SUB_OTHER, G },    /* prefix must match exactly */
+	{ "cp.load_1", RV_SUB_OTHER, G },
+	{ "CPU.load_1", RV_SUB_OTHER, G },
+	{ "cpu", RV_SUB_OTHER, G },            /* no dot */
+	{ "errors", RV_SUB_OTHER, E },         /* no dot: the whole name is the metric */
+	{ ".in_errs", RV_SUB_OTHER, E },
+	{ "storage.", RV_SUB_STORAGE, G },
+	{ "", RV_SUB_OTHER, G },
+	{ "net.a.b_drops", RV_SUB_NET, E },
+};
+
+static void check_cases(const struct name_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (rv_catalog_subsystem(c[i].name) != c[i].sub ||
+		    rv_catalog_kind_by_name(c[i].name) != c[i].kind)
+			fail_msg("%s: got %s/%s, want %s/%s", c[i].name,
+				 rv_subsystem_name(rv_catalog_subsystem(c[i].name)),
+				 rv_kind_name(rv_catalog_kind_by_name(c[i].name)),
+				 rv_subsystem_name(c[i].sub), rv_kind_name(c[i].kind));
+	}
+}
+
+static void test_smd_names(void **state)
+{
+	(void)state;
+	enum { SMD_COLUMNS = 38, SMD_EVENTS = 7 };
+	size_t n = sizeof(smd_cases) / sizeof(smd_cases[0]);
+	assert_int_equal(n, SMD_COLUMNS);
+	check_cases(smd_cases, n);
+	size_t events = 0;
+	for (size_t i = 0; i < n; i++)
+		events += rv_catalog_kind_by_name(smd_cases[i].name) == RV_KIND_EVENT;
+	assert_int_equal(events, SMD_EVENTS);
+}
+
+static void test_other_names(void **state)
+{
+	(void)state;
+	check_cases(other_cases, sizeof(other_cases) / sizeof(other_cases[0]));
+	assert_int_equal(rv_catalog_subsystem(NULL), RV_SUB_OTHER);
+	assert_int_equal(rv_catalog_kind_by_name(NULL), RV_KIND_GAUGE);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(rv_subsystem_name(RV_SUB_CPU), "cpu");
+	assert_string_equal(rv_subsystem_name(RV_SUB_GPU), "gpu");
+	assert_string_equal(rv_subsystem_name(RV_SUB_MEM), "mem");
+	assert_string_equal(rv_subsystem_name(RV_SUB_NET), "net");
+	assert_string_equal(rv_subsystem_name(RV_SUB_STORAGE), "storage");
+	assert_string_equal(rv_subsystem_name(RV_SUB_OTHER), "other");
+	assert_string_equal(rv_subsystem_name(RV_SUB_COUNT), "unknown");
+	assert_string_equal(rv_kind_name(RV_KIND_GAUGE), "gauge");
+	assert_string_equal(rv_kind_name(RV_KIND_COUNTER), "counter");
+	assert_string_equal(rv_kind_name(RV_KIND_EVENT), "event");
+	assert_string_equal(rv_kind_name(RV_KIND_STATIC), "static");
+	assert_string_equal(rv_kind_name(RV_KIND_COUNT), "unknown");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_smd_names),
+		cmocka_unit_test(test_other_names),
+		cmocka_unit_test(test_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

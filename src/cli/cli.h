@@ -1,0 +1,20 @@
+/*
+ * cli.h - the commands of `reveal`. Each takes argc/argv after the command
+ * name (argv[0] is the command) and returns the process exit status:
+ * 0 success, 1 failure at run time, 2 bad usage or bad input.
+ */
+#ifndef RV_CLI_CLI_H
+#define RV_CLI_CLI_H
+
+enum { RV_EXIT_OK = 0, RV_EXIT_FAIL = 1, RV_EXIT_USAGE = 2 };
+
+int rv_cmd_detect(int argc, char **argv);
+int rv_cmd_synth(int argc, char **argv);
+
+/* Shared option parsing: "3s", "500ms", "2m" or a plain count. */
+struct rv_span;
+int rv_cli_parse_span(const char *s, struct rv_span *out);
+int rv_cli_parse_size(const char *s, unsigned long long max, unsigned long long *out);
+int rv_cli_parse_real(const char *s, double lo, double hi, double *out);
+
+#endif

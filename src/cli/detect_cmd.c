@@ -1,0 +1,555 @@
+/*
+ * detect_cmd.c - `reveal detect`: offline detection over files.
+ *
+ * Parses flags into struct rv_detect_opts, reads the tables, fits or loads
+ * the model, runs it, and writes the per-window CSV (the contract of
+ * DESIGN.md), the incidents (table on stderr, JSON with --incidents) and a
+ * run summary. All logic lives in pipeline/; this file only wires flags.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "cli/cli.h"
+#include "detect/ensemble.h"
+#include "explain/incident.h"
+#include "pipeline/detect.h"
+#include "record/csv.h"
+
+enum { SIZE_OPT_MAX = 1000000000 };
+
+struct detect_args {
+	const char *train, *test, *out, *model_in, *model_out, *incidents, *info_json;
+	struct rv_detect_opts opts;
+	int quiet;
+};
+
+static const char detect_help[] =
+	"usage: reveal detect --train TRAIN --test TEST -o OUT.csv [options]\n"
+	"       reveal detect --model MODEL --test TEST -o OUT.csv [options]\n"
+	"\n"
+	"Fits anomaly detectors on TRAIN (telemetry assumed mostly normal), scores every\n"
+	"sliding window of TEST and writes one CSV row per window:\n"
+	"  timestamp,anomaly,score,zscore,pca,iforest,top_metrics,subsystem,\n"
+	"  spe,zscore_score,pca_score,iforest_score,spe_score\n"
+	"(timestamp = the window's last sample; anomaly = fused verdict 0/1; score = mean\n"
+	"of the detectors' score/threshold ratios; zscore/pca/iforest/spe = each detector's\n"
+	"0/1 flag; top_metrics = channels most responsible first, for windows any\n"
+	"detector flagged; *_score = score/threshold, > 1 is over threshold).\n"
+	"\n"
+	"Input: CSV or CSV.gz with a header; an optional 'timestamp' column (unix seconds\n"
+	"or ISO-8601); every other column is a channel named subsystem.metric[:instance].\n"
+	"Empty cells and nan/inf are missing values: filled with the channel's last value\n"
+	"(the first value for leading gaps) and counted in the summary. Malformed input\n"
+	"stops with FILE:LINE:COLUMN: reason and exit status 2.\n"
+	"\n"
+	"Files:\n"
+	"  --train FILE          training telemetry\n"
+	"  --test FILE           telemetry to score\n"
+	"  -o, --output FILE     per-window CSV ('-' for standard output)\n"
+	"  --save-model FILE     write the fitted model (versioned, CRC-32C checked)\n"
+	"  --model FILE          score with a saved model instead of fitting (no --train)\n"
+	"  --incidents FILE      write the incidents as JSON\n"
+	"  --info-json FILE      write timings and fit facts as JSON\n"
+	"\n"
+	"Configuration (default: reveal's measured best; see docs/EVALUATION.md):\n"
+	"  --preset NAME         'default', or 'paper' for the paper's exact pipeline\n"
+	"                        (zscore+pca+iforest, 2-of-3 vote, no events, no merging);\n"
+	"                        later options override the preset\n"
+	"  --window N|DUR        window length in samples (5) or duration (3s, 500ms);\n"
+	"                        default 3s, or 5 samples for data sampled every 1 s or slower\n"
+	"  --step N|DUR          step between windows; default 1s, or 1 sample for slow data\n"
+	"  --adf auto|on|off     ADF p-value feature (MacKinnon approximate p-values).\n"
+	"                        auto (default) adds it only for windows of >= 20 samples:\n"
+	"                        on shorter windows the test is noise; paper preset: off\n"
+	"  --events on|off       sum and max instead of the full feature set for event\n"
+	"                        channels (errors, drops, retransmits, timeouts); default on\n"
+	"  --detectors LIST      comma list of zscore,pca,iforest,spe (default all four;\n"
+	"                        spe = reconstruction error of the standardized raw window)\n"
+	"  --fusion vote|score   vote: flag when --votes detectors agree (paper: 2);\n"
+	"                        score: flag when the mean score ratio exceeds its\n"
+	"                        --fuse-quantile over training (default)\n"
+	"  --votes K             detectors needed by the vote (default 2)\n"
+	"  --quantile Q          per-detector threshold quantile of training scores (0.99)\n"
+	"  --fuse-quantile Q     threshold quantile of the fused training score (0.99)\n"
+	"  --contamination C     Isolation Forest contamination (0.01)\n"
+	"  --variance V          PCA variance kept (0.95)\n"
+	"  --trees N             Isolation Forest trees (100)\n"
+	"  --samples N           Isolation Forest samples per tree (256)\n"
+	"  --seed N              random seed; equal seeds give equal output (0)\n"
+	"  --gap N               unflagged windows bridged inside one incident (default 2,\n"
+	"                        paper 0); bridged windows are reported as anomalous\n"
+	"  --min-windows N       flagged windows an incident needs (1)\n"
+	"\n"
+	"Other:\n"
+	"  -q, --quiet           only errors on stderr\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"Exit status: 0 done, 1 run-time failure, 2 bad usage or bad input.\n";
+
+enum opt_id {
+	OPT_TRAIN = 256, OPT_TEST, OPT_SAVE_MODEL, OPT_MODEL, OPT_INCIDENTS, OPT_INFO, OPT_PRESET,
+	OPT_WINDOW, OPT_STEP, OPT_ADF, OPT_EVENTS, OPT_DETECTORS, OPT_FUSION, OPT_VOTES,
+	OPT_QUANTILE, OPT_FUSE_QUANTILE, OPT_CONTAMINATION, OPT_VARIANCE, OPT_TREES, OPT_SAMPLES,
+	OPT_SEED, OPT_GAP, OPT_MIN_WINDOWS,
+};
+
+static const struct option detect_options[] = {
+	{ "train", required_argument, NULL, OPT_TRAIN },
+	{ "test", required_argument, NULL, OPT_TEST },
+	{ "output", required_argument, NULL, 'o' },
+	{ "save-model", required_argument, NULL, OPT_SAVE_MODEL },
+	{ "model", required_argument, NULL, OPT_MODEL },
+	{ "incidents", required_argument, NULL, OPT_INCIDENTS },
+	{ "info-json", required_argument, NULL, OPT_INFO },
+	{ "preset", required_argument, NULL, OPT_PRESET },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "step", required_argument, NULL, OPT_STEP },
+	{ "adf", required_argument, NULL, OPT_ADF },
+	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "detectors", required_argument, NULL, OPT_DETECTORS },
+	{ "fusion", required_argument, NULL, OPT_FUSION },
+	{ "votes", required_argument, NULL, OPT_VOTES },
+	{ "quantile", required_argument, NULL, OPT_QUANTILE },
+	{ "fuse-quantile", required_argument, NULL, OPT_FUSE_QUANTILE },
+	{ "contamination", required_argument, NULL, OPT_CONTAMINATION },
+	{ "variance", required_argument, NULL, OPT_VARIANCE },
+	{ "trees", required_argument, NULL, OPT_TREES },
+	{ "samples", required_argument, NULL, OPT_SAMPLES },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "gap", required_argument, NULL, OPT_GAP },
+	{ "min-windows", required_argument, NULL, OPT_MIN_WINDOWS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int bad_value(const char *opt, const char *val, const char *expect)
+{
+	fprintf(stderr, "reveal detect: invalid value '%s' for --%s: expected %s\n", val, opt,
+		expect);
+	return -EINVAL;
+}
+
+static int parse_detectors(const char *list, unsigned *mask)
+{
+	char name[32];
+
+	*mask = 0;
+	for (const char *p = list; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		int d;
+
+		if (n == 0 || n >= sizeof(name))
+			return -EINVAL;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if ((d = rv_det_parse(name)) < 0)
+			return -EINVAL;
+		*mask |= RV_DET_BIT(d);
+		p += n + (comma ? 1 : 0);
+	}
+	return *mask ? 0 : -EINVAL;
+}
+
+static int parse_onoff(const char *opt, const char *v, int *out)
+{
+	if (strcmp(v, "on") == 0)
+		*out = 1;
+	else if (strcmp(v, "off") == 0)
+		*out = 0;
+	else
+		return bad_value(opt, v, "on or off");
+	return 0;
+}
+
+static int parse_count(const char *opt, const char *v, size_t lo, size_t *out)
+{
+	unsigned long long n;
+
+	if (rv_cli_parse_size(v, SIZE_OPT_MAX, &n) != 0 || n < lo)
+		return bad_value(opt, v, lo ? "a positive whole number" : "a whole number");
+	*out = (size_t)n;
+	return 0;
+}
+
+static int parse_fraction(const char *opt, const char *v, double lo, double hi, double *out)
+{
+	if (rv_cli_parse_real(v, lo, hi, out) != 0)
+		return bad_value(opt, v, "a number in range");
+	return 0;
+}
+
+/* Options of the configuration (applied over the preset). */
+static int apply_config_option(int id, const char *v, struct rv_detect_opts *o)
+{
+	struct rv_ens_config *e = &o->ens;
+	size_t n;
+	int rc = 0, on;
+
+	switch (id) {
+	case OPT_WINDOW:
+		return rv_cli_parse_span(v, &o->window) ? bad_value("window", v, "N or a duration like 3s") : 0;
+	case OPT_STEP:
+		return rv_cli_parse_span(v, &o->step) ? bad_value("step", v, "N or a duration like 1s") : 0;
+	case OPT_ADF:
+		if (strcmp(v, "auto") == 0)
+			o->adf = RV_ADF_AUTO;
+		else if ((rc = parse_onoff("adf", v, &on)) == 0)
+			o->adf = on ? RV_ADF_ON : RV_ADF_OFF;
+		return rc;
+	case OPT_EVENTS:
+		return parse_onoff("events", v, &o->events);
+	case OPT_DETECTORS:
+		return parse_detectors(v, &e->enabled) ? bad_value("detectors", v, "a comma list of zscore,pca,iforest,spe") : 0;
+	case OPT_FUSION:
+		rc = rv_fusion_parse(v);
+		if (rc < 0)
+			return bad_value("fusion", v, "vote or score");
+		e->fusion = (enum rv_fusion)rc;
+		return 0;
+	case OPT_VOTES:
+		rc = parse_count("votes", v, 1, &n);
+		e->vote_k = (unsigned)n;
+		return rc;
+	case OPT_QUANTILE:
+		return parse_fraction("quantile", v, 0.5, 1.0, &e->quantile);
+	case OPT_FUSE_QUANTILE:
+		return parse_fraction("fuse-quantile", v, 0.5, 1.0, &e->fuse_quantile);
+	case OPT_CONTAMINATION:
+		return parse_fraction("contamination", v, 0.0, 0.5, &e->contamination);
+	case OPT_VARIANCE:
+		if ((rc = parse_fraction("variance", v, 0.01, 1.0, &e->var_keep)) == 0)
+			e->spe_var_keep = e->var_keep;
+		return rc;
+	case OPT_TREES:
+		return parse_count("trees", v, 1, &e->iforest.trees);
+	case OPT_SAMPLES:
+		return parse_count("samples", v, 2, &e->iforest.samples);
+	case OPT_SEED:
+		rc = parse_count("seed", v, 0, &n);
+		e->iforest.seed = n;
+		return rc;
+	case OPT_GAP:
+		return parse_count("gap", v, 0, &o->incident_gap);
+	case OPT_MIN_WINDOWS:
+		return parse_count("min-windows", v, 1, &o->incident_min);
+	}
+	return -EINVAL;
+}
+
+static int apply_file_option(int id, const char *v, struct detect_args *a)
+{
+	switch (id) {
+	case OPT_TRAIN: a->train = v; return 0;
+	case OPT_TEST: a->test = v; return 0;
+	case 'o': a->out = v; return 0;
+	case OPT_SAVE_MODEL: a->model_out = v; return 0;
+	case OPT_MODEL: a->model_in = v; return 0;
+	case OPT_INCIDENTS: a->incidents = v; return 0;
+	case OPT_INFO: a->info_json = v; return 0;
+	case 'q': a->quiet = 1; return 0;
+	}
+	return 1;
+}
+
+/* The preset is applied first wherever it stands, so that the other
+ * options override it. */
+static int apply_preset(int argc, char **argv, struct rv_detect_opts *o)
+{
+	rv_detect_opts_default(o);
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		if (strcmp(argv[i], "--preset") == 0 && i + 1 < argc)
+			v = argv[i + 1];
+		else if (strncmp(argv[i], "--preset=", 9) == 0)
+			v = argv[i] + 9;
+		if (!v)
+			continue;
+		if (strcmp(v, "paper") == 0)
+			rv_detect_opts_paper(o);
+		else if (strcmp(v, "default") == 0)
+			rv_detect_opts_default(o);
+		else
+			return bad_value("preset", v, "default or paper");
+	}
+	return 0;
+}
+
+static int check_args(const struct detect_args *a)
+{
+	const char *why = NULL;
+
+	if (!a->test)
+		why = "--test is required";
+	else if (!a->out)
+		why = "-o/--output is required";
+	else if (!a->train && !a->model_in)
+		why = "--train (or --model) is required";
+	else if (a->train && a->model_in)
+		why = "--train and --model exclude each other: a loaded model is not refitted";
+	else if (a->opts.ens.fusion == RV_FUSE_VOTE &&
+		 a->opts.ens.vote_k > (unsigned)__builtin_popcount(a->opts.ens.enabled))
+		why = "--votes exceeds the number of enabled detectors";
+	if (why)
+		fprintf(stderr, "reveal detect: %s (see --help)\n", why);
+	return why ? -EINVAL : 0;
+}
+
+static int parse_args(int argc, char **argv, struct detect_args *a)
+{
+	int id;
+
+	memset(a, 0, sizeof(*a));
+	if (apply_preset(argc, argv, &a->opts))
+		return -EINVAL;
+	optind = 1;
+	opterr = 1;
+	while ((id = getopt_long(argc, argv, "o:qh", detect_options, NULL)) != -1) {
+		if (id == 'h') {
+			fputs(detect_help, stdout);
+			return 1;
+		}
+		if (id == '?')
+			return -EINVAL;
+		if (id == OPT_PRESET || apply_file_option(id, optarg, a) == 0)
+			continue;
+		if (apply_config_option(id, optarg, &a->opts) != 0)
+			return -EINVAL;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "reveal detect: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return -EINVAL;
+	}
+	return check_args(a);
+}
+
+/* ---- output ---------------------------------------------------------- */
+
+struct csv_sink {
+	FILE *f;
+	const struct rv_model *m;
+};
+
+static int csv_header(FILE *f)
+{
+	fputs("timestamp,anomaly,score", f);
+	for (int d = 0; d < RV_DET_SPE; d++)
+		fprintf(f, ",%s", rv_det_name((enum rv_det)d));
+	fputs(",top_metrics,subsystem,spe", f);
+	for (int d = 0; d < RV_DET_COUNT; d++)
+		fprintf(f, ",%s_score", rv_det_name((enum rv_det)d));
+	return fputc('\n', f) == EOF ? -EIO : 0;
+}
+
+static int csv_window(void *ctx, const struct rv_window_out *w)
+{
+	struct csv_sink *s = ctx;
+	const struct rv_ens_result *r = w->res;
+
+	fprintf(s->f, "%.15g,%d,%.6g", w->ts, r->anomaly, r->fused);
+	for (int d = 0; d < RV_DET_SPE; d++)
+		fprintf(s->f, ",%u", (r->flags >> d) & 1u);
+	fputc(',', s->f);
+	for (size_t i = 0; i < w->nrank; i++)
+		fprintf(s->f, "%s%s", i ? ";" : "", s->m->names[w->rank[i]]);
+	fprintf(s->f, ",%s,%u", w->nrank ? rv_subsystem_name(w->subsystem) : "",
+		(r->flags >> RV_DET_SPE) & 1u);
+	for (int d = 0; d < RV_DET_COUNT; d++)
+		fprintf(s->f, ",%.6g", r->ratio[d]);
+	return fputc('\n', s->f) == EOF ? -EIO : 0;
+}
+
+static void log_table(const char *what, const struct rv_table *t, size_t filled)
+{
+	const struct rv_table_stats *s = &t->stats;
+
+	rv_info("%s %s: %zu rows x %zu channels; missing cells: %zu empty, %zu nan, %zu inf "
+		"(%zu filled with the channel's last value)",
+		what, t->path, t->nrows, t->ncols, s->empty_cells, s->nan_cells, s->inf_cells,
+		filled);
+}
+
+static int read_table(const char *what, const char *path, struct rv_table **t)
+{
+	struct rv_err err;
+	size_t filled = 0;
+	int rc;
+
+	rv_err_clear(&err);
+	rc = rv_csv_read(path, t, &err);
+	if (!rc)
+		rc = rv_table_fill_gaps(*t, &filled, &err);
+	if (rc) {
+		rv_error("%s", rv_err_text(&err, rc));
+		rv_table_free(*t);
+		*t = NULL;
+		return rc;
+	}
+	log_table(what, *t, filled);
+	return 0;
+}
+
+static int write_info(const char *path, const struct rv_model *m, const struct rv_detect_stats *st,
+		      double train_feat_s)
+{
+	FILE *f = fopen(path, "w");
+	double test_s = st->features_s - train_feat_s + st->score_s;
+
+	if (!f) {
+		rv_error("%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	fprintf(f, "{\"features_train_s\": %.6f, \"features_test_s\": %.6f, \"fit_s\": %.6f,\n"
+		   " \"score_s\": %.6f, \"read_s\": %.6f, \"window\": %zu, \"step\": %zu,\n"
+		   " \"interval_s\": %g, \"metrics\": %zu, \"features_kept\": %zu,\n"
+		   " \"pca_components\": %zu, \"train_windows\": %zu, \"test_windows\": %zu,\n"
+		   " \"anomalous_windows\": %zu, \"test_windows_per_s\": %.1f}\n",
+		train_feat_s, st->features_s - train_feat_s, st->fit_s, st->score_s, st->read_s,
+		m->window, m->step, m->interval_s, m->nchan, rv_ens_features_kept(m->ens),
+		rv_ens_pca_ncomp(m->ens), m->train_windows, st->windows, st->flagged,
+		test_s > 0 ? (double)st->windows / test_s : 0.0);
+	return fclose(f) == 0 ? 0 : -EIO;
+}
+
+static const char *const det_names_all[RV_DET_COUNT] = { "zscore", "pca", "iforest", "spe" };
+
+static int write_incidents(const struct detect_args *a, const struct rv_incmerge *mg)
+{
+	FILE *f;
+
+	if (!a->quiet) {
+		fprintf(stderr, "\nIncidents:\n");
+		rv_incident_write_table(stderr, mg, det_names_all, RV_DET_COUNT);
+	}
+	if (!a->incidents)
+		return 0;
+	f = fopen(a->incidents, "w");
+	if (!f) {
+		rv_error("%s: %s", a->incidents, strerror(errno));
+		return -errno;
+	}
+	if (rv_incident_write_json(f, mg, det_names_all, RV_DET_COUNT) != 0 || fclose(f) != 0) {
+		rv_error("%s: write failed", a->incidents);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int obtain_model(const struct detect_args *a, struct rv_model **m, struct rv_detect_stats *st)
+{
+	struct rv_table *train = NULL;
+	struct rv_err err;
+	rv_ns t0 = rv_clock_ns();
+	int rc;
+
+	rv_err_clear(&err);
+	if (a->model_in) {
+		rc = rv_model_load(a->model_in, m, &err);
+		if (rc)
+			rv_error("%s", rv_err_text(&err, rc));
+		return rc;
+	}
+	rc = read_table("train", a->train, &train);
+	st->read_s += rv_clock_since_s(t0);
+	if (rc)
+		return rc;
+	rc = rv_model_fit(&a->opts, train, m, st, &err);
+	rv_table_free(train);
+	if (rc) {
+		rv_error("%s", rv_err_text(&err, rc));
+		return rc;
+	}
+	if (a->model_out && (rc = rv_model_save(*m, a->model_out, &err)) != 0)
+		rv_error("%s", rv_err_text(&err, rc));
+	return rc;
+}
+
+static int run_test(const struct detect_args *a, const struct rv_model *m, struct rv_detect_stats *st)
+{
+	struct rv_table *test = NULL;
+	struct rv_incmerge *mg = NULL;
+	struct csv_sink cs = { .m = m };
+	struct rv_sink sink = { .ctx = &cs, .window = csv_window };
+	int to_stdout = strcmp(a->out, "-") == 0;
+	struct rv_err err;
+	rv_ns t0 = rv_clock_ns();
+	int rc;
+
+	rv_err_clear(&err);
+	rc = read_table("test", a->test, &test);
+	st->read_s += rv_clock_since_s(t0);
+	if (rc)
+		return rc;
+	if ((rc = rv_model_check_table(m, test, &err)) != 0) {
+		rv_error("%s", rv_err_text(&err, rc));
+		rv_table_free(test);
+		return rc;
+	}
+	cs.f = to_stdout ? stdout : fopen(a->out, "w");
+	mg = rv_incmerge_new(m->nchan, (const char *const *)m->names, a->opts.incident_gap,
+			     a->opts.incident_min);
+	if (!cs.f || !mg) {
+		rc = cs.f ? -ENOMEM : -errno;
+		rv_error("%s: %s", a->out, strerror(-rc));
+	}
+	if (!rc)
+		rc = csv_header(cs.f);
+	if (!rc && (rc = rv_model_run(m, test, &sink, mg, st, &err)) != 0)
+		rv_error("%s", rv_err_text(&err, rc));
+	if (cs.f && !to_stdout && fclose(cs.f) != 0 && !rc) {
+		rc = -EIO;
+		rv_error("%s: write failed", a->out);
+	}
+	if (!rc)
+		rc = write_incidents(a, mg);
+	rv_incmerge_free(mg);
+	rv_table_free(test);
+	return rc;
+}
+
+static void log_summary(const struct rv_model *m, const struct rv_detect_stats *st)
+{
+	rv_info("model: window %zu samples, step %zu, %zu channels, %zu features kept, "
+		"%zu PCA components, fusion %s",
+		m->window, m->step, m->nchan, rv_ens_features_kept(m->ens), rv_ens_pca_ncomp(m->ens),
+		rv_fusion_name(rv_ens_config(m->ens)->fusion));
+	rv_info("scored %zu windows: %zu anomalous (zscore %zu, pca %zu, iforest %zu, spe %zu); "
+		"read %.2fs, features %.2fs, fit %.2fs, score %.2fs",
+		st->windows, st->flagged, st->det_flagged[RV_DET_ZSCORE], st->det_flagged[RV_DET_PCA],
+		st->det_flagged[RV_DET_IFOREST], st->det_flagged[RV_DET_SPE], st->read_s,
+		st->features_s, st->fit_s, st->score_s);
+}
+
+int rv_cmd_detect(int argc, char **argv)
+{
+	struct detect_args a;
+	struct rv_detect_stats st;
+	struct rv_model *m = NULL;
+	double train_feat_s;
+	int rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc > 0 ? RV_EXIT_OK : RV_EXIT_USAGE;
+	if (a.quiet)
+		rv_log_set_level(RV_LOG_ERROR);
+	memset(&st, 0, sizeof(st));
+	rc = obtain_model(&a, &m, &st);
+	train_feat_s = st.features_s;
+	if (!rc)
+		rc = run_test(&a, m, &st);
+	if (!rc)
+		log_summary(m, &st);
+	if (!rc && a.info_json)
+		rc = write_info(a.info_json, m, &st, train_feat_s);
+	rv_model_free(m);
+	if (rc == -EINVAL)
+		return RV_EXIT_USAGE;
+	return rc ? RV_EXIT_FAIL : RV_EXIT_OK;
+}

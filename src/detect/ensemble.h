@@ -1,0 +1,110 @@
+/*
+ * ensemble.h - the detectors fitted together, their thresholds and fusion.
+ *
+ * Input per window: a row of feature values (nfeat, from features/) and,
+ * for the SPE detector, a row of the window's raw samples (nraw). Each
+ * input column belongs to a channel (feat_chan[], raw_chan[]), so every
+ * detector's per-column contributions become per-channel weights.
+ *
+ * Detectors (bit i of the masks is enum rv_det i):
+ *   zscore  : mean |z| over standardized features (the paper's);
+ *   pca     : Mahalanobis distance in the PCA subspace keeping var_keep of
+ *             the variance (the paper's);
+ *   iforest : Isolation Forest score (the paper's, contamination 1 %);
+ *   spe     : squared reconstruction error of the standardized raw window
+ *             outside its own PCA subspace (reveal's addition).
+ * Thresholds come from the training rows' own scores: the `quantile`
+ * quantile for zscore, pca and spe, 1 - contamination for iforest (as
+ * scikit-learn's offset_). ratio = score / threshold (> 1: over threshold).
+ * Fusion: RV_FUSE_VOTE flags a window when at least vote_k detectors are
+ * over their thresholds (the paper: 2 of 3); RV_FUSE_SCORE flags it when the
+ * fused score (mean of the ratios of the enabled detectors) exceeds the
+ * fuse_quantile quantile of the training windows' fused scores.
+ * Computing stage: no I/O. Scoring allocates nothing (scratch at _new).
+ */
+#ifndef RV_DETECT_ENSEMBLE_H
+#define RV_DETECT_ENSEMBLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/bytes.h"
+#include "base/err.h"
+#include "detect/iforest.h"
+
+enum rv_det { RV_DET_ZSCORE, RV_DET_PCA, RV_DET_IFOREST, RV_DET_SPE, RV_DET_COUNT };
+enum rv_fusion { RV_FUSE_VOTE, RV_FUSE_SCORE, RV_FUSE_COUNT };
+
+#define RV_DET_BIT(d) (1u << (d))
+
+struct rv_ens_config {
+	unsigned enabled;           /* RV_DET_BIT mask */
+	double quantile;            /* per-detector threshold quantile, 0.99 */
+	double contamination;       /* Isolation Forest, 0.01 */
+	double var_keep;            /* PCA variance kept, 0.95 */
+	double spe_var_keep;        /* raw-window PCA variance kept */
+	size_t pca_max_comp;        /* 0 = no cap */
+	struct rv_iforest_params iforest;
+	enum rv_fusion fusion;
+	unsigned vote_k;            /* RV_FUSE_VOTE: detectors needed */
+	double fuse_quantile;       /* RV_FUSE_SCORE: threshold quantile */
+};
+
+const char *rv_det_name(enum rv_det d);
+const char *rv_fusion_name(enum rv_fusion f);
+/* Parses a detector or fusion name; returns its index or -1. */
+int rv_det_parse(const char *name);
+int rv_fusion_parse(const char *name);
+
+struct rv_ensemble;
+
+struct rv_ens_train {
+	const float *feat;          /* n x nfeat rows */
+	size_t nfeat;
+	const uint32_t *feat_chan;  /* nfeat channel indices */
+	const float *raw;           /* n x nraw rows, or NULL when spe is off */
+	size_t nraw;
+	const uint32_t *raw_chan;   /* nraw channel indices */
+	size_t n;
+	size_t nchan;
+};
+
+/* Fits every enabled detector and its threshold. *out is freed with
+ * rv_ens_free. Returns 0, -EINVAL (too few rows, nothing varies), -ENOMEM. */
+int rv_ens_fit(const struct rv_ens_config *cfg, const struct rv_ens_train *tr,
+	       struct rv_ensemble **out, struct rv_err *err);
+void rv_ens_free(struct rv_ensemble *e);
+
+struct rv_ens_result {
+	double score[RV_DET_COUNT];  /* raw detector scores (0 when disabled) */
+	double ratio[RV_DET_COUNT];  /* score / threshold */
+	unsigned flags;              /* RV_DET_BIT of detectors over threshold */
+	double fused;                /* mean ratio of enabled detectors */
+	int anomaly;                 /* after fusion */
+};
+
+/* Per-window scratch, sized at creation; one per scoring thread. */
+struct rv_ens_scratch;
+struct rv_ens_scratch *rv_ens_scratch_new(const struct rv_ensemble *e);
+void rv_ens_scratch_free(struct rv_ens_scratch *s);
+
+/*
+ * Scores one window. chan_weight (nchan doubles, may be NULL) receives the
+ * attribution: each detector's per-channel shares (summing to 1) weighted by
+ * its ratio, over the detectors that fired (all enabled ones when none did).
+ * Allocates nothing.
+ */
+void rv_ens_score(const struct rv_ensemble *e, const float *feat, const float *raw,
+		  struct rv_ens_scratch *s, struct rv_ens_result *res, double *chan_weight);
+
+const struct rv_ens_config *rv_ens_config(const struct rv_ensemble *e);
+double rv_ens_threshold(const struct rv_ensemble *e, enum rv_det d);
+double rv_ens_fuse_threshold(const struct rv_ensemble *e);
+size_t rv_ens_pca_ncomp(const struct rv_ensemble *e);
+size_t rv_ens_features_kept(const struct rv_ensemble *e);
+
+void rv_ens_save(const struct rv_ensemble *e, struct rv_wbuf *b);
+/* Loads a section written by rv_ens_save; the channel maps are stored too. */
+int rv_ens_load(struct rv_rbuf *b, struct rv_ensemble **out, struct rv_err *err);
+
+#endif

@@ -1,0 +1,514 @@
+/*
+ * pca.c - see pca.h. Fitting centres the rows in double precision, forms the
+ * smaller of the F x F covariance and the n x n Gram matrix with dsyrk, and
+ * splits the eigenproblem into its LAPACK steps (dsytrd, dsterf, dstemr,
+ * dormtr) so that the costly tridiagonal reduction runs once: all eigenvalues
+ * come first (they decide k), then eigenvectors for the top k only.
+ * Scoring is one float sgemv against the F x k basis and allocates nothing;
+ * the caller's scratch holds the float vectors.
+ */
+#include "detect/pca.h"
+
+#include <cblas.h>
+#include <errno.h>
+#include <lapacke.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	PCA_MAGIC = 0x31414350,     /* "PCA1" little-endian: section tag */
+	PCA_VERSION = 1,
+	GRAM_BLOCK_COLS = 128,      /* eigenvectors mapped back per dgemm */
+};
+
+/* Eigenvalues at or below this share of the largest are numerical noise
+ * (centred data has rank <= n - 1) and would blow up 1 / lambda. */
+static const double EIG_REL_FLOOR = 1e-12;
+
+struct rv_pca {
+	size_t F, k;
+	double *mu;        /* F column means */
+	double *lambda;    /* k eigenvalues (ddof 1), descending */
+	float *V;          /* F x k basis, row j = feature j */
+};
+
+/* An eigendecomposition in progress: symmetric m x m matrix a (column-major,
+ * lower triangle) and what the steps leave behind. */
+struct eig_work {
+	size_t m;
+	double *a, *d, *e, *tau;
+	double *w;         /* eigenvalues; all m ascending, then the top k */
+	double *z;         /* m x k eigenvectors, column-major, ascending */
+	double total;      /* trace: the total variance */
+};
+
+static void eig_work_fini(struct eig_work *ew)
+{
+	free(ew->a);
+	free(ew->d);
+	free(ew->e);
+	free(ew->tau);
+	free(ew->w);
+	free(ew->z);
+	memset(ew, 0, sizeof(*ew));
+}
+
+static struct rv_pca *pca_alloc(size_t F, size_t k)
+{
+	struct rv_pca *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->F = F;
+	p->k = k;
+	p->mu = malloc(F * sizeof(*p->mu));
+	p->lambda = malloc(k * sizeof(*p->lambda));
+	p->V = malloc(F * k * sizeof(*p->V));
+	if (!p->mu || !p->lambda || !p->V) {
+		rv_pca_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void rv_pca_free(struct rv_pca *p)
+{
+	if (!p)
+		return;
+	free(p->mu);
+	free(p->lambda);
+	free(p->V);
+	free(p);
+}
+
+size_t rv_pca_dim(const struct rv_pca *p)
+{
+	return p->F;
+}
+
+size_t rv_pca_ncomp(const struct rv_pca *p)
+{
+	return p->k;
+}
+
+size_t rv_pca_scratch_len(const struct rv_pca *p)
+{
+	/* Scoring needs 2F + k floats; k + F doubles hold that. */
+	return p->k + p->F;
+}
+
+static int check_fit_args(const float *x, size_t n, size_t F, double var_keep,
+			  struct rv_err *err)
+{
+	if (n < 2 || F < 1)
+		return rv_err_set(err, -EINVAL, "pca: need at least 2 rows and 1 feature (got %zu x %zu)",
+				  n, F);
+	if (!(var_keep > 0.0 && var_keep <= 1.0))
+		return rv_err_set(err, -EINVAL, "pca: variance share %g is not in (0, 1]", var_keep);
+	if (n > INT_MAX || F > INT_MAX || n > SIZE_MAX / F / sizeof(double))
+		return rv_err_set(err, -EINVAL, "pca: %zu x %zu is too large", n, F);
+	for (size_t i = 0; i < n * F; i++)
+		if (!isfinite(x[i]))
+			return rv_err_set(err, -EINVAL, "pca: row %zu feature %zu is not finite",
+					  i / F, i % F);
+	return 0;
+}
+
+/* Column means into mu and the centred rows into xc (n x F doubles). */
+static void center_rows(const float *x, size_t n, size_t F, double *mu, double *xc)
+{
+	memset(mu, 0, F * sizeof(*mu));
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < F; j++)
+			mu[j] += x[i * F + j];
+	for (size_t j = 0; j < F; j++)
+		mu[j] /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < F; j++)
+			xc[i * F + j] = (double)x[i * F + j] - mu[j];
+}
+
+/*
+ * Forms covariance (F <= n) or Gram (F > n) matrix scaled by 1/(n-1). The
+ * row-major n x F xc is the column-major F x n matrix A, so the covariance
+ * is A A^T and the Gram matrix A^T A.
+ */
+static int form_cross(const double *xc, size_t n, size_t F, struct eig_work *ew)
+{
+	int gram = F > n;
+	size_t m = gram ? n : F;
+	double alpha = 1.0 / (double)(n - 1);
+
+	ew->m = m;
+	ew->a = malloc(m * m * sizeof(*ew->a));
+	if (!ew->a)
+		return -ENOMEM;
+	cblas_dsyrk(CblasColMajor, CblasLower, gram ? CblasTrans : CblasNoTrans,
+		    (int)m, gram ? (int)F : (int)n, alpha, xc, (int)F, 0.0, ew->a, (int)m);
+	ew->total = 0.0;
+	for (size_t i = 0; i < m; i++)
+		ew->total += ew->a[i * m + i];
+	return 0;
+}
+
+/* Reduces a to tridiagonal form and puts all eigenvalues, ascending, in w. */
+static int eig_values(struct eig_work *ew, struct rv_err *err)
+{
+	size_t m = ew->m;
+	double *e2;
+	lapack_int rc;
+
+	ew->d = malloc(m * sizeof(*ew->d));
+	ew->e = malloc(m * sizeof(*ew->e));       /* dstemr wants m, not m - 1 */
+	ew->tau = malloc(m * sizeof(*ew->tau));
+	ew->w = malloc(m * sizeof(*ew->w));
+	e2 = malloc(m * sizeof(*e2));
+	if (!ew->d || !ew->e || !ew->tau || !ew->w || !e2) {
+		free(e2);
+		return rv_err_set(err, -ENOMEM, "pca: out of memory for a %zu x %zu eigenproblem", m, m);
+	}
+	ew->e[m - 1] = 0.0;
+	rc = LAPACKE_dsytrd(LAPACK_COL_MAJOR, 'L', (lapack_int)m, ew->a, (lapack_int)m,
+			    ew->d, ew->e, ew->tau);
+	if (rc == 0) {
+		memcpy(ew->w, ew->d, m * sizeof(*ew->w));
+		memcpy(e2, ew->e, m * sizeof(*e2));
+		rc = LAPACKE_dsterf((lapack_int)m, ew->w, e2);
+	}
+	free(e2);
+	if (rc != 0)
+		return rv_err_set(err, rc < 0 ? -ENOMEM : -EIO,
+				  "pca: eigenvalues of the %zu x %zu matrix failed (LAPACK info %d)",
+				  m, m, (int)rc);
+	return 0;
+}
+
+/*
+ * Fewest leading components whose cumulative share exceeds var_keep, as
+ * sklearn's PCA(n_components=var_keep) counts them (strictly greater), then
+ * without noise-level eigenvalues and capped by max_comp. w is ascending.
+ */
+static size_t choose_k(const double *w, size_t m, double total, double var_keep,
+		       size_t max_comp)
+{
+	double floor_ = EIG_REL_FLOOR * w[m - 1];
+	double cum = 0.0;
+	size_t k = 0;
+
+	while (k < m && w[m - 1 - k] > floor_) {
+		cum += w[m - 1 - k];
+		k++;
+		if (var_keep < 1.0 && cum > var_keep * total)
+			break;
+	}
+	if (max_comp > 0 && k > max_comp)
+		k = max_comp;
+	return k;
+}
+
+/* Top-k eigenpairs of the tridiagonal form, back-transformed into z. */
+static int eig_vectors(struct eig_work *ew, size_t k, struct rv_err *err)
+{
+	lapack_int m = (lapack_int)ew->m, found = 0;
+	lapack_int *isuppz = malloc(2 * (size_t)k * sizeof(*isuppz));
+	lapack_logical tryrac = 1;
+	lapack_int rc;
+
+	ew->z = malloc(ew->m * k * sizeof(*ew->z));
+	if (!ew->z || !isuppz) {
+		free(isuppz);
+		return rv_err_set(err, -ENOMEM, "pca: out of memory for %zu eigenvectors", k);
+	}
+	rc = LAPACKE_dstemr(LAPACK_COL_MAJOR, 'V', 'I', m, ew->d, ew->e, 0.0, 0.0,
+			    m - (lapack_int)k + 1, m, &found, ew->w, ew->z, m,
+			    (lapack_int)k, isuppz, &tryrac);
+	free(isuppz);
+	if (rc == 0 && found != (lapack_int)k)
+		rc = INT_MAX;
+	if (rc == 0)
+		rc = LAPACKE_dormtr(LAPACK_COL_MAJOR, 'L', 'L', 'N', m, (lapack_int)k, ew->a, m,
+				    ew->tau, ew->z, m);
+	if (rc != 0)
+		return rv_err_set(err, rc < 0 ? -ENOMEM : -EIO,
+				  "pca: eigenvectors of the %zu x %zu matrix failed (LAPACK info %d)",
+				  ew->m, ew->m, (int)rc);
+	return 0;
+}
+
+/* Covariance route: z already holds the F-long basis vectors. */
+static void basis_from_cov(struct rv_pca *p, const struct eig_work *ew)
+{
+	size_t F = p->F, k = p->k;
+
+	for (size_t c = 0; c < k; c++) {
+		const double *zc = ew->z + (k - 1 - c) * F;
+		for (size_t j = 0; j < F; j++)
+			p->V[j * k + c] = (float)zc[j];
+	}
+}
+
+/*
+ * Gram route: v = Xc^T u, normalised (its norm is sqrt((n-1) lambda)).
+ * Mapped back a block of columns at a time so that no F x k double matrix
+ * is ever held.
+ */
+static int basis_from_gram(struct rv_pca *p, const double *xc, size_t n,
+			   const struct eig_work *ew, struct rv_err *err)
+{
+	size_t F = p->F, k = p->k;
+	size_t bw = k < GRAM_BLOCK_COLS ? k : GRAM_BLOCK_COLS;
+	double *t = malloc(F * bw * sizeof(*t));
+
+	if (!t)
+		return rv_err_set(err, -ENOMEM, "pca: out of memory mapping eigenvectors back");
+	for (size_t c0 = 0; c0 < k; c0 += bw) {
+		size_t kb = k - c0 < bw ? k - c0 : bw;
+		const double *zb = ew->z + (k - c0 - kb) * n;   /* ascending order */
+
+		cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)F, (int)kb, (int)n,
+			    1.0, xc, (int)F, zb, (int)n, 0.0, t, (int)F);
+		for (size_t q = 0; q < kb; q++) {
+			const double *tq = t + q * F;
+			size_t c = c0 + kb - 1 - q;
+			double nrm = cblas_dnrm2((int)F, tq, 1);
+
+			if (!(nrm > 0.0)) {
+				free(t);
+				return rv_err_set(err, -EIO, "pca: component %zu maps to a zero vector", c);
+			}
+			for (size_t j = 0; j < F; j++)
+				p->V[j * k + c] = (float)(tq[j] / nrm);
+		}
+	}
+	free(t);
+	return 0;
+}
+
+/* Everything after centring: eigenproblem, k, basis. */
+static int fit_centred(const double *xc, size_t n, size_t F, double var_keep,
+		       size_t max_comp, const double *mu, struct rv_pca **out,
+		       struct rv_err *err)
+{
+	struct eig_work ew = { 0 };
+	struct rv_pca *p = NULL;
+	size_t k;
+	int rc = form_cross(xc, n, F, &ew);
+
+	if (rc < 0) {
+		rc = rv_err_set(err, rc, "pca: out of memory for a %zu-square matrix", ew.m);
+		goto out;
+	}
+	rc = eig_values(&ew, err);
+	if (rc < 0)
+		goto out;
+	if (!(ew.w[ew.m - 1] > 0.0) || !(ew.total > 0.0)) {
+		rc = rv_err_set(err, -EINVAL, "pca: the %zu rows have no variance", n);
+		goto out;
+	}
+	k = choose_k(ew.w, ew.m, ew.total, var_keep, max_comp);
+	rc = eig_vectors(&ew, k, err);
+	if (rc < 0)
+		goto out;
+	p = pca_alloc(F, k);
+	if (!p) {
+		rc = rv_err_set(err, -ENOMEM, "pca: out of memory for a %zu x %zu basis", F, k);
+		goto out;
+	}
+	memcpy(p->mu, mu, F * sizeof(*mu));
+	for (size_t c = 0; c < k; c++)
+		p->lambda[c] = ew.w[k - 1 - c];
+	if (F > n)
+		rc = basis_from_gram(p, xc, n, &ew, err);
+	else
+		basis_from_cov(p, &ew);
+out:
+	eig_work_fini(&ew);
+	if (rc < 0) {
+		rv_pca_free(p);
+		p = NULL;
+	}
+	*out = p;
+	return rc;
+}
+
+int rv_pca_fit(const float *x, size_t n, size_t F, double var_keep, size_t max_comp,
+	       struct rv_pca **out, struct rv_err *err)
+{
+	double *mu, *xc;
+	int rc;
+
+	*out = NULL;
+	rc = check_fit_args(x, n, F, var_keep, err);
+	if (rc < 0)
+		return rc;
+	mu = malloc(F * sizeof(*mu));
+	xc = malloc(n * F * sizeof(*xc));
+	if (!mu || !xc) {
+		free(mu);
+		free(xc);
+		return rv_err_set(err, -ENOMEM, "pca: out of memory for %zu x %zu rows", n, F);
+	}
+	center_rows(x, n, F, mu, xc);
+	rc = fit_centred(xc, n, F, var_keep, max_comp, mu, out, err);
+	free(xc);
+	free(mu);
+	return rc;
+}
+
+/*
+ * Centres x into xc (float) and projects: t = V^T xc. The float vectors live
+ * in the caller's scratch: xc at [0, F), t at [F, F + k), the rest after.
+ */
+static float *project(const struct rv_pca *p, const float *x, double *scratch)
+{
+	float *xc = (float *)scratch;
+
+	for (size_t j = 0; j < p->F; j++)
+		xc[j] = (float)((double)x[j] - p->mu[j]);
+	cblas_sgemv(CblasRowMajor, CblasTrans, (int)p->F, (int)p->k, 1.0f, p->V, (int)p->k,
+		    xc, 1, 0.0f, xc + p->F, 1);
+	return xc;
+}
+
+/* Shares s_j renormalised to sum total; negatives dropped unless all are. */
+static void normalise_shares(double *s, size_t F, double total)
+{
+	double pos = 0.0, abs_sum = 0.0;
+
+	for (size_t j = 0; j < F; j++) {
+		abs_sum += fabs(s[j]);
+		if (s[j] > 0.0)
+			pos += s[j];
+	}
+	for (size_t j = 0; j < F; j++) {
+		if (pos > 0.0)
+			s[j] = s[j] > 0.0 ? s[j] * (total / pos) : 0.0;
+		else if (abs_sum > 0.0)
+			s[j] = fabs(s[j]) * (total / abs_sum);
+		else
+			s[j] = 0.0;
+	}
+}
+
+double rv_pca_t2(const struct rv_pca *p, const float *x, double *contrib, double *scratch)
+{
+	float *xc = project(p, x, scratch);
+	float *t = xc + p->F, *w = t + p->k;
+	double q = 0.0;
+
+	for (size_t c = 0; c < p->k; c++)
+		q += (double)t[c] * t[c] / p->lambda[c];
+	if (contrib) {
+		/* T2^2 = xc . w with w = V (t / lambda): an exact split by feature. */
+		for (size_t c = 0; c < p->k; c++)
+			t[c] = (float)(t[c] / p->lambda[c]);
+		cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)p->F, (int)p->k, 1.0f, p->V,
+			    (int)p->k, t, 1, 0.0f, w, 1);
+		for (size_t j = 0; j < p->F; j++)
+			contrib[j] = (double)xc[j] * w[j];
+		normalise_shares(contrib, p->F, q);
+	}
+	return sqrt(q);
+}
+
+double rv_pca_spe(const struct rv_pca *p, const float *x, double *contrib, double *scratch)
+{
+	float *xc = project(p, x, scratch);
+	float *t = xc + p->F, *r = t + p->k;
+	double spe = 0.0;
+
+	/* r = xc - V t, formed explicitly: |xc|^2 - |t|^2 would cancel badly. */
+	memcpy(r, xc, p->F * sizeof(*r));
+	cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)p->F, (int)p->k, -1.0f, p->V, (int)p->k,
+		    t, 1, 1.0f, r, 1);
+	for (size_t j = 0; j < p->F; j++) {
+		double rj2 = (double)r[j] * r[j];
+		spe += rj2;
+		if (contrib)
+			contrib[j] = rj2;
+	}
+	return spe;
+}
+
+void rv_pca_save(const struct rv_pca *p, struct rv_wbuf *b)
+{
+	rv_wbuf_u32(b, PCA_MAGIC);
+	rv_wbuf_u32(b, PCA_VERSION);
+	rv_wbuf_u64(b, p->F);
+	rv_wbuf_u64(b, p->k);
+	rv_wbuf_f64s(b, p->mu, p->F);
+	rv_wbuf_f64s(b, p->lambda, p->k);
+	rv_wbuf_f32s(b, p->V, p->F * p->k);
+}
+
+/* Header fields; the sizes must fit what is left of the buffer. */
+static int load_header(struct rv_rbuf *b, size_t *F, size_t *k, struct rv_err *err)
+{
+	uint32_t magic = rv_rbuf_u32(b), version = rv_rbuf_u32(b);
+	uint64_t f = rv_rbuf_u64(b), kk = rv_rbuf_u64(b);
+
+	if (b->bad)
+		return rv_err_set(err, -EINVAL, "pca: model section is truncated");
+	if (magic != PCA_MAGIC)
+		return rv_err_set(err, -EINVAL, "pca: model section has tag 0x%08x, not PCA",
+				  (unsigned)magic);
+	if (version != PCA_VERSION)
+		return rv_err_set(err, -EINVAL, "pca: model version %u is not supported",
+				  (unsigned)version);
+	if (f < 1 || f > INT_MAX || kk < 1 || kk > f)
+		return rv_err_set(err, -EINVAL, "pca: model has %llu components over %llu features",
+				  (unsigned long long)kk, (unsigned long long)f);
+	/* f, kk < 2^31 so these products cannot overflow 64 bits. */
+	if (!rv_rbuf_has(b, (size_t)(f + kk), sizeof(double)) ||
+	    !rv_rbuf_has(b, (size_t)(f * kk), sizeof(float)) ||
+	    !rv_rbuf_has(b, (size_t)((f + kk) * sizeof(double) + f * kk * sizeof(float)), 1))
+		return rv_err_set(err, -EINVAL, "pca: model section is truncated (%llu x %llu basis)",
+				  (unsigned long long)f, (unsigned long long)kk);
+	*F = (size_t)f;
+	*k = (size_t)kk;
+	return 0;
+}
+
+static int check_values(const struct rv_pca *p, struct rv_err *err)
+{
+	for (size_t j = 0; j < p->F; j++)
+		if (!isfinite(p->mu[j]))
+			return rv_err_set(err, -EINVAL, "pca: model mean %zu is not finite", j);
+	for (size_t c = 0; c < p->k; c++)
+		if (!(p->lambda[c] > 0.0) || !isfinite(p->lambda[c]))
+			return rv_err_set(err, -EINVAL, "pca: model eigenvalue %zu is %g", c,
+					  p->lambda[c]);
+	for (size_t i = 0; i < p->F * p->k; i++)
+		if (!isfinite(p->V[i]))
+			return rv_err_set(err, -EINVAL, "pca: model basis value %zu is not finite", i);
+	return 0;
+}
+
+int rv_pca_load(struct rv_rbuf *b, struct rv_pca **out, struct rv_err *err)
+{
+	struct rv_pca *p;
+	size_t F = 0, k = 0;
+	int rc;
+
+	*out = NULL;
+	rc = load_header(b, &F, &k, err);
+	if (rc < 0)
+		return rc;
+	p = pca_alloc(F, k);
+	if (!p)
+		return rv_err_set(err, -ENOMEM, "pca: out of memory for a %zu x %zu model", F, k);
+	rv_rbuf_f64s(b, p->mu, F);
+	rv_rbuf_f64s(b, p->lambda, k);
+	rv_rbuf_f32s(b, p->V, F * k);
+	rc = b->bad ? rv_err_set(err, -EINVAL, "pca: model section is truncated")
+		    : check_values(p, err);
+	if (rc < 0) {
+		rv_pca_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}

@@ -1,0 +1,139 @@
+/*
+ * scaler.c - see scaler.h. Moments are accumulated in double with a
+ * two-pass algorithm: float32 features of counters in the 1e9 range would
+ * lose the variance to cancellation in a one-pass sum of squares.
+ */
+#include "detect/scaler.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SCALER_TAG = 0x4c435352u /* "RSCL" */, SCALER_VERSION = 1 };
+
+static int scaler_alloc(struct rv_scaler *s, size_t nout)
+{
+	s->keep = calloc(nout ? nout : 1, sizeof(*s->keep));
+	s->mean = calloc(nout ? nout : 1, sizeof(*s->mean));
+	s->inv_sd = calloc(nout ? nout : 1, sizeof(*s->inv_sd));
+	s->sd = calloc(nout ? nout : 1, sizeof(*s->sd));
+	return s->keep && s->mean && s->inv_sd && s->sd ? 0 : -ENOMEM;
+}
+
+int rv_scaler_fit(struct rv_scaler *s, const float *x, size_t n, size_t nin, struct rv_err *err)
+{
+	double *mean, *m2;
+	int rc = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (n == 0 || nin == 0)
+		return rv_err_set(err, -EINVAL, "no training rows to fit the scaler on");
+	mean = calloc(nin, sizeof(*mean));
+	m2 = calloc(nin, sizeof(*m2));
+	if (!mean || !m2) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < nin; j++)
+			mean[j] += x[i * nin + j];
+	for (size_t j = 0; j < nin; j++)
+		mean[j] /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < nin; j++) {
+			double d = x[i * nin + j] - mean[j];
+			m2[j] += d * d;
+		}
+	s->nin = nin;
+	for (size_t j = 0; j < nin; j++)
+		if (sqrt(m2[j] / (double)n) > RV_SCALER_MIN_SD)
+			s->nout++;
+	if (s->nout == 0) {
+		rc = rv_err_set(err, -EINVAL, "every feature is constant over the training windows");
+		goto out;
+	}
+	rc = scaler_alloc(s, s->nout);
+	if (rc)
+		goto out;
+	for (size_t j = 0, o = 0; j < nin; j++) {
+		double sd = sqrt(m2[j] / (double)n);
+		if (sd <= RV_SCALER_MIN_SD)
+			continue;
+		s->keep[o] = (uint32_t)j;
+		s->mean[o] = mean[j];
+		s->sd[o] = sd;
+		s->inv_sd[o] = 1.0 / sd;
+		o++;
+	}
+out:
+	free(mean);
+	free(m2);
+	if (rc)
+		rv_scaler_fini(s);
+	return rc;
+}
+
+void rv_scaler_fini(struct rv_scaler *s)
+{
+	free(s->keep);
+	free(s->mean);
+	free(s->inv_sd);
+	free(s->sd);
+	memset(s, 0, sizeof(*s));
+}
+
+void rv_scaler_apply(const struct rv_scaler *s, const float *x, float *z)
+{
+	for (size_t o = 0; o < s->nout; o++)
+		z[o] = (float)((x[s->keep[o]] - s->mean[o]) * s->inv_sd[o]);
+}
+
+void rv_scaler_save(const struct rv_scaler *s, struct rv_wbuf *b)
+{
+	rv_wbuf_u32(b, SCALER_TAG);
+	rv_wbuf_u32(b, SCALER_VERSION);
+	rv_wbuf_u64(b, s->nin);
+	rv_wbuf_u64(b, s->nout);
+	for (size_t o = 0; o < s->nout; o++)
+		rv_wbuf_u32(b, s->keep[o]);
+	rv_wbuf_f64s(b, s->mean, s->nout);
+	rv_wbuf_f64s(b, s->sd, s->nout);
+}
+
+int rv_scaler_load(struct rv_scaler *s, struct rv_rbuf *b, struct rv_err *err)
+{
+	uint64_t nin, nout;
+
+	memset(s, 0, sizeof(*s));
+	if (rv_rbuf_u32(b) != SCALER_TAG || rv_rbuf_u32(b) != SCALER_VERSION)
+		return rv_err_set(err, -EINVAL, "scaler section: bad tag or version");
+	nin = rv_rbuf_u64(b);
+	nout = rv_rbuf_u64(b);
+	if (b->bad || nout == 0 || nout > nin || !rv_rbuf_has(b, nout, 4 + 8 + 8))
+		return rv_err_set(err, -EINVAL, "scaler section: bad sizes");
+	s->nin = nin;
+	s->nout = nout;
+	if (scaler_alloc(s, s->nout)) {
+		rv_scaler_fini(s);
+		return -ENOMEM;
+	}
+	for (size_t o = 0; o < s->nout; o++) {
+		s->keep[o] = rv_rbuf_u32(b);
+		if (s->keep[o] >= nin || (o > 0 && s->keep[o] <= s->keep[o - 1]))
+			b->bad = 1;
+	}
+	rv_rbuf_f64s(b, s->mean, s->nout);
+	rv_rbuf_f64s(b, s->sd, s->nout);
+	for (size_t o = 0; o < s->nout && !b->bad; o++) {
+		if (!isfinite(s->mean[o]) || !(s->sd[o] > RV_SCALER_MIN_SD) || !isfinite(s->sd[o]))
+			b->bad = 1;
+		else
+			s->inv_sd[o] = 1.0 / s->sd[o];
+	}
+	if (b->bad) {
+		rv_scaler_fini(s);
+		return rv_err_set(err, -EINVAL, "scaler section: invalid values");
+	}
+	return 0;
+}

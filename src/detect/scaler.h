@@ -1,0 +1,40 @@
+/*
+ * scaler.h - standardisation of feature rows with training statistics.
+ *
+ * Fitting computes each input column's mean and population standard
+ * deviation (ddof 0) over the training rows and keeps only the columns that
+ * are not constant in training (sd > RV_SCALER_MIN_SD): a feature that never
+ * moved in training carries no baseline to compare against. Applying maps a
+ * row of nin inputs to nout standardized values z = (x - mean) / sd.
+ */
+#ifndef RV_DETECT_SCALER_H
+#define RV_DETECT_SCALER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/bytes.h"
+#include "base/err.h"
+
+#define RV_SCALER_MIN_SD 1e-12
+
+struct rv_scaler {
+	size_t nin, nout;
+	uint32_t *keep;     /* nout input column indices, ascending */
+	double *mean;       /* nout */
+	double *inv_sd;     /* nout, 1/sd */
+	double *sd;         /* nout */
+};
+
+/* Fits on n rows of nin floats (row-major). -EINVAL when n == 0 or every
+ * column is constant, -ENOMEM. Call rv_scaler_fini afterwards. */
+int rv_scaler_fit(struct rv_scaler *s, const float *x, size_t n, size_t nin, struct rv_err *err);
+void rv_scaler_fini(struct rv_scaler *s);
+
+/* z[0..nout-1] from one input row x[0..nin-1]. */
+void rv_scaler_apply(const struct rv_scaler *s, const float *x, float *z);
+
+void rv_scaler_save(const struct rv_scaler *s, struct rv_wbuf *b);
+int rv_scaler_load(struct rv_scaler *s, struct rv_rbuf *b, struct rv_err *err);
+
+#endif

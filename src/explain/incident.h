@@ -1,0 +1,103 @@
+/*
+ * incident.h - merging flagged windows into incidents.
+ *
+ * A streaming merger: windows are pushed in time order; consecutive flagged
+ * windows, allowing up to `max_gap` unflagged windows between them, form
+ * one incident. An incident closes when more than max_gap unflagged windows
+ * follow it (or at rv_incmerge_finish); closed incidents are kept in an
+ * array owned by the merger. Incidents shorter than `min_windows` flagged
+ * windows are dropped as blips when min_windows > 1 (counted in `dropped`).
+ * Per incident it accumulates, per channel, the attribution weights of its
+ * flagged windows, so the incident's top channels and subsystem are the
+ * ones that carried it over its whole length.
+ *
+ * Memory: nchan doubles for the open incident, allocated at _new; the
+ * closed-incident array grows geometrically and is never trimmed. That suits
+ * the offline path; the live agent must bound it (drain or cap) before it
+ * runs for weeks.
+ */
+#ifndef RV_EXPLAIN_INCIDENT_H
+#define RV_EXPLAIN_INCIDENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/err.h"
+#include "catalog/catalog.h"
+
+enum { RV_INCIDENT_TOP_MAX = 8 };
+
+struct rv_incident {
+	uint64_t id;                 /* 1, 2, ... in order of start; dropped blips take none */
+	size_t first_win, last_win;  /* window indices, inclusive */
+	double start_ts, end_ts;     /* timestamps of the first and last flagged window */
+	size_t flagged;              /* flagged windows inside */
+	double peak_score, mean_score;
+	unsigned detectors;          /* OR of the detector bits that fired inside */
+	enum rv_subsystem subsystem; /* subsystem with the largest accumulated weight */
+	size_t ntop;
+	uint32_t top[RV_INCIDENT_TOP_MAX];       /* channel indices, most responsible first */
+	double top_weight[RV_INCIDENT_TOP_MAX];  /* their share of the total weight, 0..1 */
+};
+
+struct rv_incmerge;
+
+/*
+ * nchan channels named names[] (borrowed, must outlive the merger; each
+ * name's subsystem is looked up once, here). Returns NULL when out of
+ * memory, when names is NULL with nchan > 0, or when nchan > UINT32_MAX.
+ * max_gap 0 merges only adjacent flagged windows; min_windows 0 or 1 keeps
+ * every incident.
+ */
+struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap,
+				    size_t min_windows);
+void rv_incmerge_free(struct rv_incmerge *m);
+
+/*
+ * Pushes window `win` (strictly increasing; indices skipped count as
+ * unflagged windows) at time ts. chan_weight (nchan doubles, borrowed for
+ * the call; NULL means no attribution, and is ignored when not flagged) is
+ * this window's per-channel attribution; values that are negative, zero or
+ * not finite add nothing. Closes the open incident once more than max_gap
+ * unflagged windows follow it. Returns 0, -EINVAL (win not after the last
+ * one) or -ENOMEM (growing the closed array); on error the window is not
+ * taken and the merger is unchanged, so the push may be retried.
+ */
+int rv_incmerge_push(struct rv_incmerge *m, size_t win, double ts, int flagged, double score,
+		     unsigned detectors, const double *chan_weight);
+/* Closes the open incident, if any (0, or -ENOMEM as for push). */
+int rv_incmerge_finish(struct rv_incmerge *m);
+
+/* Closed incidents kept, oldest first; get returns NULL past the end. The
+ * pointer is valid until the next push or finish. */
+size_t rv_incmerge_count(const struct rv_incmerge *m);
+const struct rv_incident *rv_incmerge_get(const struct rv_incmerge *m, size_t i);
+/* Incidents dropped for having fewer than min_windows flagged windows. */
+size_t rv_incmerge_dropped(const struct rv_incmerge *m);
+
+/*
+ * Writes all closed incidents as one JSON document
+ * {"incidents":[{"id":..,"start":..,"end":..,"duration_s":..,"windows":..,
+ *   "peak_score":..,"mean_score":..,"detectors":["zscore",..],
+ *   "subsystem":"net","top_metrics":[{"name":..,"share":..},..]},..]}
+ * with one incident per line. det_names[i] names detector bit i (ndet of them;
+ * a set bit without a name is written "bit<i>"). start and end are the
+ * first and last flagged window's timestamps (%.3f), duration_s their
+ * difference; scores %.17g, shares %.6f; non-finite numbers become null.
+ * Returns 0, -EINVAL (NULL f or m) or -EIO (f's error flag is set); the
+ * caller owns f and flushes it.
+ */
+int rv_incident_write_json(FILE *f, const struct rv_incmerge *m, const char *const *det_names,
+			   size_t ndet);
+
+/*
+ * Writes a fixed-width summary table to f: a header line, then one line per
+ * incident with id, start (ISO-8601 UTC), duration, flagged windows, peak
+ * score, detectors, subsystem and up to 3 top metrics with their shares;
+ * just "no incidents" when there are none. Returns as the JSON writer.
+ */
+int rv_incident_write_table(FILE *f, const struct rv_incmerge *m, const char *const *det_names,
+			    size_t ndet);
+
+#endif

@@ -1,0 +1,400 @@
+/*
+ * incident_test.c - merging flagged windows into incidents, JSON and table.
+ *
+ * Expected values are worked out by hand in the comments beside each case
+ * (sums of a few weights); ISO dates were checked against `date -u -d @ts`.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "explain/incident.h"
+
+enum { OUT_MAX = 8192 };
+static const double EPS = 1e-12;
+
+static const char *const det_names[] = { "zscore", "pca", "iforest" };
+enum { NDET = sizeof(det_names) / sizeof(det_names[0]) };
+
+static void assert_near(double got, double want, double eps)
+{
+	if (!(fabs(got - want) <= eps))
+		fail_msg("got %.17g, want %.17g", got, want);
+}
+
+/* Pushes flags[i] as window i (score 1, detector bit 0, no weights). */
+static struct rv_incmerge *merge_flags(const char *flags, size_t max_gap, size_t min_windows)
+{
+	struct rv_incmerge *m = rv_incmerge_new(0, NULL, max_gap, min_windows);
+	assert_non_null(m);
+	for (size_t i = 0; flags[i]; i++)
+		assert_int_equal(rv_incmerge_push(m, i, (double)i * 10, flags[i] == '1', 1.0, 1u, NULL),
+				 0);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	return m;
+}
+
+static void assert_span(const struct rv_incmerge *m, size_t i, size_t first, size_t last,
+			size_t flagged)
+{
+	const struct rv_incident *in = rv_incmerge_get(m, i);
+	assert_non_null(in);
+	assert_int_equal(in->id, i + 1);
+	assert_int_equal(in->first_win, first);
+	assert_int_equal(in->last_win, last);
+	assert_int_equal(in->flagged, flagged);
+	assert_near(in->start_ts, (double)first * 10, EPS);
+	assert_near(in->end_ts, (double)last * 10, EPS);
+}
+
+static void test_gap(void **state)
+{
+	(void)state;
+	struct rv_incmerge *m = merge_flags("110100", 0, 1);
+	assert_int_equal(rv_incmerge_count(m), 2);
+	assert_span(m, 0, 0, 1, 2);
+	assert_span(m, 1, 3, 3, 1);
+	assert_null(rv_incmerge_get(m, 2));
+	rv_incmerge_free(m);
+
+	m = merge_flags("110100", 1, 1);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	assert_span(m, 0, 0, 3, 3);
+	rv_incmerge_free(m);
+
+	/* gap 2: two unflagged bridge, three do not */
+	m = merge_flags("1001000100", 2, 1);
+	assert_int_equal(rv_incmerge_count(m), 2);
+	assert_span(m, 0, 0, 3, 2);
+	assert_span(m, 1, 7, 7, 1);
+	assert_int_equal(rv_incmerge_dropped(m), 0);
+	rv_incmerge_free(m);
+}
+
+static void test_min_windows(void **state)
+{
+	(void)state;
+	/* [0] blip, [2..3] kept, [6..8] kept, [10] blip closed by finish */
+	struct rv_incmerge *m = merge_flags("10110011101", 0, 2);
+	assert_int_equal(rv_incmerge_count(m), 2);
+	assert_int_equal(rv_incmerge_dropped(m), 2);
+	assert_span(m, 0, 2, 3, 2);
+	assert_span(m, 1, 6, 8, 3);
+	rv_incmerge_free(m);
+
+	m = merge_flags("10110011101", 0, 0);
+	assert_int_equal(rv_incmerge_count(m), 4);
+	assert_int_equal(rv_incmerge_dropped(m), 0);
+	rv_incmerge_free(m);
+}
+
+static void test_order_and_skipped_windows(void **state)
+{
+	(void)state;
+	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 1, 1);
+	assert_non_null(m);
+	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1, 0, NULL), 0);
+	/* window 1 never pushed: one unflagged window, within max_gap 1 */
+	assert_int_equal(rv_incmerge_push(m, 2, 20, 1, 1, 0, NULL), 0);
+	assert_int_equal(rv_incmerge_push(m, 2, 20, 1, 1, 0, NULL), -EINVAL);
+	assert_int_equal(rv_incmerge_push(m, 1, 10, 1, 1, 0, NULL), -EINVAL);
+	/* windows 3 and 4 missing: two unflagged, more than max_gap */
+	assert_int_equal(rv_incmerge_push(m, 5, 50, 1, 1, 0, NULL), 0);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	assert_span(m, 0, 0, 2, 2);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 2);
+	assert_span(m, 1, 5, 5, 1);
+	rv_incmerge_free(m);
+	rv_incmerge_free(NULL);
+}
+
+/* A live agent reports an incident as soon as the gap is exceeded. */
+static void test_close_timing(void **state)
+{
+	(void)state;
+	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 1, 1);
+	assert_non_null(m);
+	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1, 0, NULL), 0);
+	assert_int_equal(rv_incmerge_push(m, 1, 10, 0, 0, 0, NULL), 0);
+	assert_int_equal(rv_incmerge_count(m), 0);
+	assert_int_equal(rv_incmerge_push(m, 2, 20, 0, 0, 0, NULL), 0);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	rv_incmerge_free(m);
+
+	m = rv_incmerge_new(0, NULL, 0, 1);
+	assert_non_null(m);
+	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1, 0, NULL), 0);
+	assert_int_equal(rv_incmerge_count(m), 0);
+	assert_int_equal(rv_incmerge_push(m, 1, 10, 0, 0, 0, NULL), 0);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	rv_incmerge_free(m);
+}
+
+static void test_scores_detectors_finish(void **state)
+{
+	(void)state;
+	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 1, 1);
+	assert_non_null(m);
+	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 2.0, 1u, NULL), 0);
+	/* unflagged: its score and detector bit are not the incident's */
+	assert_int_equal(rv_incmerge_push(m, 1, 10, 0, 100.0, 8u, NULL), 0);
+	assert_int_equal(rv_incmerge_push(m, 2, 20, 1, 5.0, 2u, NULL), 0);
+	assert_int_equal(rv_incmerge_push(m, 3, 30, 1, 3.0, 4u | 1u, NULL), 0);
+	assert_int_equal(rv_incmerge_count(m), 0);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	const struct rv_incident *in = rv_incmerge_get(m, 0);
+	assert_int_equal(in->detectors, 7u);
+	assert_int_equal(in->flagged, 3);
+	assert_near(in->peak_score, 5.0, EPS);
+	assert_near(in->mean_score, 10.0 / 3.0, EPS);
+	assert_int_equal(in->subsystem, RV_SUB_OTHER);  /* no weights at all */
+	assert_int_equal(in->ntop, 0);
+	rv_incmerge_free(m);
+}
+
+static void test_top_channels(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "cpu.a", "net.b", "net.c", "mem.d" };
+	struct rv_incmerge *m = rv_incmerge_new(4, names, 0, 1);
+	assert_non_null(m);
+	const double w1[] = { 1, 0, 2, 0 };
+	const double w2[] = { 1, -5, 0, 3 };
+	const double w3[] = { 0, NAN, 0, 0 };
+	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1, 0, w1), 0);
+	assert_int_equal(rv_incmerge_push(m, 1, 1, 1, 1, 0, w2), 0);
+	assert_int_equal(rv_incmerge_push(m, 2, 2, 1, 1, 0, w3), 0);
+	/* a flagged window without attribution adds nothing */
+	assert_int_equal(rv_incmerge_push(m, 3, 3, 1, 1, 0, NULL), 0);
+	/* next incident: its accumulator starts from zero */
+	const double w4[] = { 0, 1, 0, 0 };
+	assert_int_equal(rv_incmerge_push(m, 5, 5, 1, 1, 0, w4), 0);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 2);
+
+	/* acc = {2, 0, 2, 3}, total 7: d, then a and c tied (a first) */
+	const struct rv_incident *in = rv_incmerge_get(m, 0);
+	assert_int_equal(in->ntop, 3);
+	assert_int_equal(in->top[0], 3);
+	assert_int_equal(in->top[1], 0);
+	assert_int_equal(in->top[2], 2);
+	assert_near(in->top_weight[0], 3.0 / 7.0, EPS);
+	assert_near(in->top_weight[1], 2.0 / 7.0, EPS);
+	assert_near(in->top_weight[2], 2.0 / 7.0, EPS);
+	assert_int_equal(in->subsystem, RV_SUB_MEM);  /* mem 3 > cpu 2 = net 2 */
+
+	in = rv_incmerge_get(m, 1);
+	assert_int_equal(in->ntop, 1);
+	assert_int_equal(in->top[0], 1);
+	assert_near(in->top_weight[0], 1.0, EPS);
+	assert_int_equal(in->subsystem, RV_SUB_NET);
+	rv_incmerge_free(m);
+}
+
+static void test_subsystem_by_sum(void **state)
+{
+	(void)state;
+	/* the single largest channel is cpu, but net carries more in total */
+	static const char *const names[] = { "net.x", "net.y", "cpu.z", "weird" };
+	struct rv_incmerge *m = rv_incmerge_new(4, names, 0, 1);
+	assert_non_null(m);
+	const double w[] = { 2, 2, 3, 0 };
+	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1, 0, w), 0);
+	/* only an unknown-subsystem channel: other */
+	const double w_other[] = { 0, 0, 0, 4 };
+	assert_int_equal(rv_incmerge_push(m, 2, 0, 1, 1, 0, w_other), 0);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	const struct rv_incident *in = rv_incmerge_get(m, 0);
+	assert_int_equal(in->subsystem, RV_SUB_NET);
+	assert_int_equal(in->top[0], 2);
+	assert_near(in->top_weight[0], 3.0 / 7.0, EPS);
+	assert_int_equal(rv_incmerge_get(m, 1)->subsystem, RV_SUB_OTHER);
+	rv_incmerge_free(m);
+}
+
+static void test_top_max(void **state)
+{
+	(void)state;
+	enum { NCH = 12 };
+	static const char *const names[NCH] = { "c0", "c1", "c2", "c3", "c4", "c5",
+						 "c6", "c7", "c8", "c9", "c10", "c11" };
+	/* weights 0, 1, ..., 11 in a shuffled order of channels */
+	static const uint32_t order[NCH] = { 7, 2, 11, 0, 5, 9, 3, 10, 1, 8, 4, 6 };
+	double w[NCH];
+	double total = 0;
+	for (size_t i = 0; i < NCH; i++) {
+		w[order[i]] = (double)i;
+		total += (double)i;
+	}
+	struct rv_incmerge *m = rv_incmerge_new(NCH, names, 0, 1);
+	assert_non_null(m);
+	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1, 0, w), 0);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	const struct rv_incident *in = rv_incmerge_get(m, 0);
+	assert_int_equal(in->ntop, RV_INCIDENT_TOP_MAX);
+	for (size_t k = 0; k < RV_INCIDENT_TOP_MAX; k++) {
+		assert_int_equal(in->top[k], order[NCH - 1 - k]);
+		assert_near(in->top_weight[k], (double)(NCH - 1 - k) / total, EPS);
+	}
+	rv_incmerge_free(m);
+}
+
+/* Runs a writer into a temporary file and returns its text in buf. */
+static void capture(int (*writer)(FILE *, const struct rv_incmerge *, const char *const *, size_t),
+		    const struct rv_incmerge *m, char *buf, size_t len)
+{
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	assert_int_equal(writer(f, m, det_names, NDET), 0);
+	rewind(f);
+	size_t n = fread(buf, 1, len - 1, f);
+	assert_true(n < len - 1);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+static struct rv_incmerge *two_incidents(const char *const *names)
+{
+	struct rv_incmerge *m = rv_incmerge_new(3, names, 0, 1);
+	assert_non_null(m);
+	const double w0[] = { 3, 1, 0 }, w1[] = { 1, 0, 0 }, w5[] = { 0, 0, 2 };
+	/* acc {4, 1, 0}: shares 0.8 and 0.2; mean (2.5 + 4.5) / 2 = 3.5 */
+	assert_int_equal(rv_incmerge_push(m, 0, 1700000000.0, 1, 2.5, 1u, w0), 0);
+	assert_int_equal(rv_incmerge_push(m, 1, 1700000001.5, 1, 4.5, 2u, w1), 0);
+	assert_int_equal(rv_incmerge_push(m, 2, 1700000003.0, 0, 0.5, 0, NULL), 0);
+	/* bit 3 has no name with three detectors */
+	assert_int_equal(rv_incmerge_push(m, 5, 951782400.0, 1, 3.0, 4u | 8u, w5), 0);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	return m;
+}
+
+static void test_json(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "net.in\"errs", "cpu.back\\slash", "mem.ctl\x01\n" };
+	struct rv_incmerge *m = two_incidents(names);
+	char buf[OUT_MAX];
+	capture(rv_incident_write_json, m, buf, sizeof(buf));
+	assert_string_equal(buf,
+		"{\"incidents\":[\n"
+		"{\"id\":1,\"start\":1700000000.000,\"end\":1700000001.500,\"duration_s\":1.500,"
+		"\"windows\":2,\"peak_score\":4.5,\"mean_score\":3.5,\"detectors\":[\"zscore\",\"pca\"],"
+		"\"subsystem\":\"net\",\"top_metrics\":[{\"name\":\"net.in\\\"errs\",\"share\":0.800000},"
+		"{\"name\":\"cpu.back\\\\slash\",\"share\":0.200000}]},\n"
+		"{\"id\":2,\"start\":951782400.000,\"end\":951782400.000,\"duration_s\":0.000,"
+		"\"windows\":1,\"peak_score\":3,\"mean_score\":3,\"detectors\":[\"iforest\",\"bit3\"],"
+		"\"subsystem\":\"mem\",\"top_metrics\":[{\"name\":\"mem.ctl\\u0001\\n\",\"share\":1.000000}]}\n"
+		"]}\n");
+	rv_incmerge_free(m);
+}
+
+static void test_json_empty_and_nonfinite(void **state)
+{
+	(void)state;
+	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 0, 1);
+	assert_non_null(m);
+	char buf[OUT_MAX];
+	capture(rv_incident_write_json, m, buf, sizeof(buf));
+	assert_string_equal(buf, "{\"incidents\":[]}\n");
+
+	assert_int_equal(rv_incmerge_push(m, 0, 0.25, 1, INFINITY, 0, NULL), 0);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	capture(rv_incident_write_json, m, buf, sizeof(buf));
+	assert_string_equal(buf,
+		"{\"incidents\":[\n"
+		"{\"id\":1,\"start\":0.250,\"end\":0.250,\"duration_s\":0.000,\"windows\":1,"
+		"\"peak_score\":null,\"mean_score\":null,\"detectors\":[],\"subsystem\":\"other\","
+		"\"top_metrics\":[]}\n"
+		"]}\n");
+	assert_int_equal(rv_incident_write_json(NULL, m, det_names, NDET), -EINVAL);
+	rv_incmerge_free(m);
+}
+
+static void test_table(void **state)
+{
+	(void)state;
+	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 0, 1);
+	assert_non_null(m);
+	char buf[OUT_MAX];
+	capture(rv_incident_write_table, m, buf, sizeof(buf));
+	assert_string_equal(buf, "no incidents\n");
+	rv_incmerge_free(m);
+
+	static const char *const names[] = { "net.in_errs", "cpu.busy", "mem.avail" };
+	m = two_incidents(names);
+	capture(rv_incident_write_table, m, buf, sizeof(buf));
+	assert_string_equal(buf,
+		"id   start                  duration windows       peak  detectors           subsystem top metrics\n"
+		"1    2023-11-14T22:13:20Z       1.5s       2      4.500  zscore,pca          net       net.in_errs (80%), cpu.busy (20%)\n"
+		"2    2000-02-29T00:00:00Z       0.0s       1      3.000  iforest,bit3        mem       mem.avail (100%)\n");
+	rv_incmerge_free(m);
+}
+
+/* The start column of a one-incident-per-timestamp table. */
+static void test_table_dates(void **state)
+{
+	(void)state;
+	static const struct {
+		double ts;
+		const char *iso;
+	} cases[] = {
+		{ 0, "1970-01-01T00:00:00Z" },
+		{ -1, "1969-12-31T23:59:59Z" },
+		{ -0.5, "1969-12-31T23:59:59Z" },
+		{ -86401, "1969-12-30T23:59:59Z" },
+		{ 951782400, "2000-02-29T00:00:00Z" },
+		{ 1700000000.9, "2023-11-14T22:13:20Z" },
+		{ 4102444800, "2100-01-01T00:00:00Z" },
+		{ -62135596800, "0001-01-01T00:00:00Z" },
+		{ 253402300799, "9999-12-31T23:59:59Z" },
+		{ 253402300800, "253402300800.000" },
+	};
+	enum { NCASE = sizeof(cases) / sizeof(cases[0]), START_COL = 5 };
+	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 0, 1);
+	assert_non_null(m);
+	for (size_t i = 0; i < NCASE; i++)
+		assert_int_equal(rv_incmerge_push(m, 2 * i, cases[i].ts, 1, 1, 0, NULL), 0);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	char buf[OUT_MAX];
+	capture(rv_incident_write_table, m, buf, sizeof(buf));
+	const char *line = strchr(buf, '\n');
+	for (size_t i = 0; i < NCASE; i++) {
+		assert_non_null(line);
+		line++;
+		size_t n = strlen(cases[i].iso);
+		if (strncmp(line + START_COL, cases[i].iso, n) != 0 || line[START_COL + n] != ' ')
+			fail_msg("ts %.3f: want %s in %.60s", cases[i].ts, cases[i].iso, line);
+		line = strchr(line, '\n');
+	}
+	rv_incmerge_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_min_windows),
+		cmocka_unit_test(test_order_and_skipped_windows),
+		cmocka_unit_test(test_close_timing),
+		cmocka_unit_test(test_scores_detectors_finish),
+		cmocka_unit_test(test_top_channels),
+		cmocka_unit_test(test_subsystem_by_sum),
+		cmocka_unit_test(test_top_max),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_empty_and_nonfinite),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_dates),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

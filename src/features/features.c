@@ -1,0 +1,352 @@
+/*
+ * features.c - the per-window features of one channel (features.h).
+ *
+ * The definitions are those of shared/eval/reference_pipeline.py, so that the
+ * C pipeline and the Python reference see the same feature values: two-pass
+ * moments about the mean, accumulated in double; numpy's linear percentile;
+ * the ADF t-statistic of an OLS fit with MacKinnon's approximate p-value as
+ * statsmodels computes it. Called once per channel and window (millions of
+ * times per training run), hence no allocation: the caller's scratch holds
+ * the window as doubles, and percentiles use selection rather than a full
+ * sort once the window is long enough for that to pay.
+ */
+#include "features/features.h"
+
+#include <math.h>
+
+/* Insertion sort up to this length; quickselect above it. */
+enum { FEAT_SORT_MAX = 32 };
+/* The ADF regression of dx on [1, x_{t-1}] needs a residual degree of freedom
+ * and statsmodels refuses maxlag=0 below 4 values. */
+enum { ADF_MIN_N = 4 };
+
+/* Relative spread below which a window counts as flat (reference_pipeline.py). */
+static const double FLAT_REL = 1e-9;
+static const double EXCESS_KURT = 3.0;
+static const double Q25 = 0.25;
+static const double Q75 = 0.75;
+
+/*
+ * MacKinnon (1994) response-surface coefficients for the Dickey-Fuller tau
+ * statistic, regression with a constant, one I(1) series (N = 1); the values
+ * of statsmodels.tsa.adfvalues (tau_max_c, tau_min_c, tau_star_c,
+ * tau_c_smallp, tau_c_largep), scaled the way it scales them.
+ */
+static const double TAU_MAX = 2.74;
+static const double TAU_MIN = -18.83;
+static const double TAU_STAR = -1.61;
+static const double TAU_SMALLP[] = { 2.1659, 1.4412, 3.8269 * 1e-2 };
+static const double TAU_LARGEP[] = { 1.7339, 9.3202 * 1e-1, -1.2745 * 1e-1,
+				     -1.0368 * 1e-2 };
+
+static const char *const feat_names[] = {
+	[RV_F_MEAN] = "mean", [RV_F_STD] = "std",   [RV_F_MIN] = "min",
+	[RV_F_MAX] = "max",   [RV_F_P25] = "p25",   [RV_F_P75] = "p75",
+	[RV_F_SKEW] = "skew", [RV_F_KURT] = "kurt", [RV_F_SLOPE] = "slope",
+	[RV_F_AC1] = "ac1",   [RV_F_ADF] = "adf",   [RV_F_SUM] = "sum",
+};
+_Static_assert(sizeof feat_names / sizeof feat_names[0] == RV_F_COUNT,
+	       "one name per enum rv_feat");
+
+/* Features that need the second pass over the centred values. */
+#define MOMENT_MASK                                                            \
+	(RV_FEAT_BIT(RV_F_STD) | RV_FEAT_BIT(RV_F_SKEW) |                      \
+	 RV_FEAT_BIT(RV_F_KURT) | RV_FEAT_BIT(RV_F_SLOPE) |                    \
+	 RV_FEAT_BIT(RV_F_AC1))
+#define PCTL_MASK (RV_FEAT_BIT(RV_F_P25) | RV_FEAT_BIT(RV_F_P75))
+
+const char *rv_feat_name(enum rv_feat f)
+{
+	return (unsigned)f < RV_F_COUNT ? feat_names[f] : "?";
+}
+
+size_t rv_feat_count(unsigned mask)
+{
+	return (size_t)__builtin_popcount(mask & RV_FEAT_ALL_MASK);
+}
+
+static double normal_cdf(double z)
+{
+	return 0.5 * erfc(-z / M_SQRT2);
+}
+
+/* Horner, coefficients in increasing powers. */
+static double poly(const double *c, size_t n, double x)
+{
+	double y = 0.0;
+
+	for (size_t k = n; k-- > 0;)
+		y = y * x + c[k];
+	return y;
+}
+
+double rv_feat_mackinnon_p(double tstat)
+{
+	if (isnan(tstat))
+		return 1.0;
+	if (tstat > TAU_MAX)
+		return 1.0;
+	if (tstat < TAU_MIN)
+		return 0.0;
+	if (tstat <= TAU_STAR)
+		return normal_cdf(poly(TAU_SMALLP, sizeof TAU_SMALLP / sizeof TAU_SMALLP[0], tstat));
+	return normal_cdf(poly(TAU_LARGEP, sizeof TAU_LARGEP / sizeof TAU_LARGEP[0], tstat));
+}
+
+static int is_flat(double mean, double m2)
+{
+	double tol = FLAT_REL * fabs(mean);
+
+	return m2 <= tol * tol;
+}
+
+/*
+ * ADF p-value of the n values v (n >= ADF_MIN_N): OLS of dx_t on
+ * [1, x_{t-1}], t = 1..n-1, in centred form so that the slope's standard
+ * error is sqrt(s^2 / Sxx). A regressor without spread (x_0..x_{n-2} equal)
+ * makes the regression singular: 1, as for a flat window.
+ */
+static double adf_pvalue_d(const double *v, size_t n)
+{
+	size_t m = n - 1;
+	double zsum = 0.0, ysum = 0.0;
+
+	for (size_t t = 1; t < n; t++) {
+		zsum += v[t - 1];
+		ysum += v[t] - v[t - 1];
+	}
+	double zbar = zsum / (double)m, ybar = ysum / (double)m;
+	double sxx = 0.0, sxy = 0.0;
+
+	for (size_t t = 1; t < n; t++) {
+		double dz = v[t - 1] - zbar;
+
+		sxx += dz * dz;
+		sxy += dz * ((v[t] - v[t - 1]) - ybar);
+	}
+	if (!(sxx > 0.0) || is_flat(zbar, sxx / (double)m))
+		return 1.0;
+	double b = sxy / sxx, ssr = 0.0;
+
+	for (size_t t = 1; t < n; t++) {
+		double e = ((v[t] - v[t - 1]) - ybar) - b * (v[t - 1] - zbar);
+
+		ssr += e * e;
+	}
+	double se = sqrt(ssr / (double)(m - 2) / sxx);
+	double p = rv_feat_mackinnon_p(b / se);
+
+	return isfinite(p) ? p : 1.0;
+}
+
+static void load(const float *x, size_t n, size_t stride, double *v)
+{
+	if (stride == 1) {
+		for (size_t i = 0; i < n; i++)
+			v[i] = x[i];
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = x[i * stride];
+}
+
+static double mean_of(const double *v, size_t n)
+{
+	double s = 0.0;
+
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	return s / (double)n;
+}
+
+double rv_feat_adf_pvalue(const float *x, size_t n, size_t stride, double *scratch)
+{
+	if (n < ADF_MIN_N)
+		return 1.0;
+	load(x, n, stride, scratch);
+	double mean = mean_of(scratch, n), s2 = 0.0;
+
+	for (size_t i = 0; i < n; i++)
+		s2 += (scratch[i] - mean) * (scratch[i] - mean);
+	if (is_flat(mean, s2 / (double)n))
+		return 1.0;
+	return adf_pvalue_d(scratch, n);
+}
+
+/* Statistics of one window, all features before percentiles and ADF. */
+struct win_stats {
+	double mean, m2, min, max, sum;
+	double skew, kurt, slope, ac1;
+	int flat;
+};
+
+static void first_pass(const double *v, size_t n, struct win_stats *s)
+{
+	double sum = 0.0, lo = v[0], hi = v[0];
+
+	for (size_t i = 0; i < n; i++) {
+		sum += v[i];
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	s->sum = sum;
+	s->mean = sum / (double)n;
+	s->min = lo;
+	s->max = hi;
+}
+
+/* Centred moments, slope and lag-1 autocorrelation (reference formulas). */
+static void second_pass(const double *v, size_t n, struct win_stats *s)
+{
+	double s2 = 0.0, s3 = 0.0, s4 = 0.0, sic = 0.0, sac = 0.0;
+	double ibar = (double)(n - 1) / 2.0, prev = 0.0;
+
+	for (size_t i = 0; i < n; i++) {
+		double c = v[i] - s->mean, c2 = c * c;
+
+		s2 += c2;
+		s3 += c2 * c;
+		s4 += c2 * c2;
+		sic += ((double)i - ibar) * c;
+		if (i > 0)
+			sac += prev * c;
+		prev = c;
+	}
+	double nd = (double)n, m2 = s2 / nd;
+	/* sum((i - ibar)^2) = n(n^2 - 1)/12, exact in double for any window. */
+	double sii = nd * (nd * nd - 1.0) / 12.0;
+
+	s->m2 = m2;
+	s->flat = is_flat(s->mean, m2);
+	s->slope = sii > 0.0 ? sic / sii : 0.0;
+	s->skew = s->flat ? 0.0 : (s3 / nd) / pow(m2, 1.5);
+	s->kurt = s->flat ? 0.0 : (s4 / nd) / (m2 * m2) - EXCESS_KURT;
+	s->ac1 = s->flat ? 0.0 : sac / (m2 * nd);
+}
+
+static void insertion_sort(double *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		double x = a[i];
+		size_t j = i;
+
+		for (; j > 0 && a[j - 1] > x; j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
+}
+
+/* Wirth's selection: afterwards a[k] is the k-th smallest, a[<k] <= a[k] <=
+ * a[>k]. Signed indices because j may step below l. */
+static void select_kth(double *a, size_t n, size_t k)
+{
+	ptrdiff_t l = 0, r = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+
+	while (l < r) {
+		double x = a[kk];
+		ptrdiff_t i = l, j = r;
+
+		do {
+			while (a[i] < x)
+				i++;
+			while (x < a[j])
+				j--;
+			if (i <= j) {
+				double t = a[i];
+
+				a[i++] = a[j];
+				a[j--] = t;
+			}
+		} while (i <= j);
+		if (j < kk)
+			l = i;
+		if (kk < i)
+			r = j;
+	}
+}
+
+static double min_of(const double *a, size_t n)
+{
+	double lo = a[0];
+
+	for (size_t i = 1; i < n; i++)
+		lo = a[i] < lo ? a[i] : lo;
+	return lo;
+}
+
+/* numpy's _lerp: the upper half interpolates down from b for symmetry. */
+static double lerp(double a, double b, double t)
+{
+	double d = b - a;
+
+	return t >= 0.5 ? b - d * (1.0 - t) : a + d * t;
+}
+
+/*
+ * p25 and p75 of the n values a (reordered). With a[] partitioned at the
+ * lower index k, the upper neighbour is the minimum of a[k+1..]; the second
+ * selection works inside a[k..] since p75's index is not below p25's.
+ */
+static void percentiles(double *a, size_t n, double *p25, double *p75)
+{
+	double pos25 = (double)(n - 1) * Q25, pos75 = (double)(n - 1) * Q75;
+	size_t k25 = (size_t)pos25, k75 = (size_t)pos75;
+	double lo25, hi25, lo75, hi75;
+
+	if (n <= FEAT_SORT_MAX) {
+		insertion_sort(a, n);
+		lo25 = a[k25];
+		hi25 = a[k25 + 1 < n ? k25 + 1 : k25];
+		lo75 = a[k75];
+		hi75 = a[k75 + 1 < n ? k75 + 1 : k75];
+	} else {
+		select_kth(a, n, k25);
+		lo25 = a[k25];
+		hi25 = k25 + 1 < n ? min_of(a + k25 + 1, n - k25 - 1) : lo25;
+		select_kth(a + k25, n - k25, k75 - k25);
+		lo75 = a[k75];
+		hi75 = k75 + 1 < n ? min_of(a + k75 + 1, n - k75 - 1) : lo75;
+	}
+	*p25 = lerp(lo25, hi25, pos25 - (double)k25);
+	*p75 = lerp(lo75, hi75, pos75 - (double)k75);
+}
+
+/* All selected features into all[] (indexed by enum rv_feat); v is
+ * reordered by the percentiles, which therefore come last. */
+static void compute_all(double *v, size_t w, unsigned mask, double *all)
+{
+	struct win_stats s = { 0 };
+
+	first_pass(v, w, &s);
+	if (mask & (MOMENT_MASK | RV_FEAT_BIT(RV_F_ADF)))
+		second_pass(v, w, &s);
+	all[RV_F_MEAN] = s.mean;
+	all[RV_F_STD] = sqrt(s.m2);
+	all[RV_F_MIN] = s.min;
+	all[RV_F_MAX] = s.max;
+	all[RV_F_SKEW] = s.skew;
+	all[RV_F_KURT] = s.kurt;
+	all[RV_F_SLOPE] = s.slope;
+	all[RV_F_AC1] = s.ac1;
+	all[RV_F_SUM] = s.sum;
+	all[RV_F_ADF] = 1.0;
+	if ((mask & RV_FEAT_BIT(RV_F_ADF)) && w >= ADF_MIN_N && !s.flat)
+		all[RV_F_ADF] = adf_pvalue_d(v, w);
+	if (mask & PCTL_MASK)
+		percentiles(v, w, &all[RV_F_P25], &all[RV_F_P75]);
+}
+
+void rv_feat_window(const float *x, size_t w, size_t stride, unsigned mask,
+		    double *out, double *scratch)
+{
+	double all[RV_F_COUNT] = { 0 };
+
+	all[RV_F_ADF] = 1.0;
+	if (w > 0) {
+		load(x, w, stride, scratch);
+		compute_all(scratch, w, mask, all);
+	}
+	for (unsigned f = 0; f < RV_F_COUNT; f++)
+		if (mask & RV_FEAT_BIT(f))
+			*out++ = all[f];
+}

@@ -1,0 +1,155 @@
+/*
+ * window.c - the feature matrix over sliding windows (window.h).
+ *
+ * Sizes 700 channels x 3600 windows and 38 channels x 24k windows: the loop
+ * runs window by window so that each output row is written once and in
+ * order, while each channel's window is read as w contiguous floats of the
+ * column-major input (stride 1). All memory is taken before the loop: the
+ * matrix, its column labels and one scratch buffer of w doubles.
+ */
+#include "features/window.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Smallest window with a spread, a slope and a lag-1 pair. */
+enum { FEATMAT_MIN_W = 2 };
+
+static int check_args(const float *values, size_t nrows, size_t ncols,
+		      const unsigned *masks, size_t w, size_t step,
+		      struct rv_err *err)
+{
+	if (!values || !masks || ncols == 0)
+		return rv_err_set(err, -EINVAL, "feature matrix: no channels");
+	if (ncols > UINT32_MAX)
+		return rv_err_set(err, -EINVAL, "feature matrix: %zu channels is too many", ncols);
+	if (w < FEATMAT_MIN_W)
+		return rv_err_set(err, -EINVAL, "feature matrix: window of %zu rows, need at least %d",
+				  w, FEATMAT_MIN_W);
+	if (step < 1)
+		return rv_err_set(err, -EINVAL, "feature matrix: step must be at least 1");
+	if (nrows < w)
+		return rv_err_set(err, -EINVAL, "feature matrix: %zu rows, fewer than the window of %zu",
+				  nrows, w);
+	for (size_t c = 0; c < ncols; c++)
+		if (masks[c] & ~RV_FEAT_ALL_MASK)
+			return rv_err_set(err, -EINVAL, "feature matrix: channel %zu: unknown feature bits 0x%x",
+					  c, masks[c] & ~RV_FEAT_ALL_MASK);
+	return 0;
+}
+
+static int alloc_matrix(struct rv_featmat *m, size_t nwin, size_t nfeat)
+{
+	size_t cells;
+
+	if (__builtin_mul_overflow(nwin, nfeat, &cells) ||
+	    cells > SIZE_MAX / sizeof(float))
+		return -ENOMEM;
+	m->nwin = nwin;
+	m->nfeat = nfeat;
+	m->x = malloc(cells * sizeof(float));
+	m->chan = malloc(nfeat * sizeof(uint32_t));
+	m->feat = malloc(nfeat * sizeof(uint8_t));
+	m->end_row = malloc(nwin * sizeof(size_t));
+	if (!m->x || !m->chan || !m->feat || !m->end_row)
+		return -ENOMEM;
+	return 0;
+}
+
+static void label_columns(struct rv_featmat *m, size_t ncols, const unsigned *masks)
+{
+	size_t j = 0;
+
+	for (size_t c = 0; c < ncols; c++)
+		for (unsigned f = 0; f < RV_F_COUNT; f++)
+			if (masks[c] & RV_FEAT_BIT(f)) {
+				m->chan[j] = (uint32_t)c;
+				m->feat[j] = (uint8_t)f;
+				j++;
+			}
+}
+
+static void fill_rows(struct rv_featmat *m, const float *values, size_t nrows,
+		      size_t ncols, const unsigned *masks, size_t w, size_t step,
+		      double *scratch)
+{
+	double buf[RV_F_COUNT];
+
+	for (size_t k = 0; k < m->nwin; k++) {
+		size_t first = k * step;
+		float *row = m->x + k * m->nfeat;
+
+		m->end_row[k] = first + w - 1;
+		for (size_t c = 0; c < ncols; c++) {
+			size_t nf = rv_feat_count(masks[c]);
+
+			if (nf == 0)
+				continue;
+			rv_feat_window(values + c * nrows + first, w, 1, masks[c], buf, scratch);
+			for (size_t f = 0; f < nf; f++)
+				row[f] = (float)buf[f];
+			row += nf;
+		}
+	}
+}
+
+int rv_featmat_build(const float *values, size_t nrows, size_t ncols,
+		     const unsigned *masks, size_t w, size_t step,
+		     struct rv_featmat *out, struct rv_err *err)
+{
+	memset(out, 0, sizeof(*out));
+	int rc = check_args(values, nrows, ncols, masks, w, step, err);
+
+	if (rc)
+		return rc;
+	size_t nfeat = 0;
+
+	for (size_t c = 0; c < ncols; c++)
+		nfeat += rv_feat_count(masks[c]);
+	if (nfeat == 0)
+		return rv_err_set(err, -EINVAL, "feature matrix: no channel selects a feature");
+	size_t nwin = (nrows - w) / step + 1;
+	double *scratch = malloc(w * sizeof(double));
+
+	if (!scratch || alloc_matrix(out, nwin, nfeat)) {
+		free(scratch);
+		rv_featmat_fini(out);
+		return rv_err_set(err, -ENOMEM, "feature matrix: out of memory for %zu x %zu",
+				  nwin, nfeat);
+	}
+	label_columns(out, ncols, masks);
+	fill_rows(out, values, nrows, ncols, masks, w, step, scratch);
+	free(scratch);
+	return 0;
+}
+
+void rv_featmat_fini(struct rv_featmat *m)
+{
+	if (!m)
+		return;
+	free(m->x);
+	free(m->chan);
+	free(m->feat);
+	free(m->end_row);
+	memset(m, 0, sizeof(*m));
+}
+
+const char *rv_featmat_colname(const struct rv_featmat *m,
+			       const char *const *chan_names, size_t j,
+			       char *buf, size_t len)
+{
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	if (!m || j >= m->nfeat)
+		return buf;
+	const char *fname = rv_feat_name((enum rv_feat)m->feat[j]);
+
+	if (chan_names)
+		snprintf(buf, len, "%s/%s", chan_names[m->chan[j]], fname);
+	else
+		snprintf(buf, len, "ch%u/%s", (unsigned)m->chan[j], fname);
+	return buf;
+}

@@ -1,0 +1,231 @@
+/*
+ * detect.c - fitting a model on a table and running it over another.
+ * See detect.h. The feature matrix of a whole table is built at once: this
+ * is the offline path, where a table fits in memory by construction.
+ */
+#include "pipeline/detect.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "features/features.h"
+#include "features/window.h"
+
+/* The paper's window: 3 s with a 1 s step at sub-second sampling; for data
+ * sampled every second or slower, 5 samples with a step of 1. */
+#define DEFAULT_WINDOW_S 3.0
+#define DEFAULT_STEP_S 1.0
+#define SLOW_SAMPLING_S 1.0
+enum { SLOW_WINDOW = 5, SLOW_STEP = 1, MIN_WINDOW = 3 };
+
+void rv_detect_opts_paper(struct rv_detect_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->adf = RV_ADF_OFF;
+	o->events = 0;
+	o->ens.enabled = RV_DET_BIT(RV_DET_ZSCORE) | RV_DET_BIT(RV_DET_PCA) |
+			 RV_DET_BIT(RV_DET_IFOREST);
+	o->ens.quantile = 0.99;
+	o->ens.contamination = 0.01;
+	o->ens.var_keep = 0.95;
+	o->ens.spe_var_keep = 0.95;
+	o->ens.pca_max_comp = 0;
+	o->ens.iforest.trees = 100;
+	o->ens.iforest.samples = 256;
+	o->ens.iforest.seed = 0;
+	o->ens.fusion = RV_FUSE_VOTE;
+	o->ens.vote_k = 2;
+	o->ens.fuse_quantile = 0.99;
+	o->incident_gap = 0;
+	o->incident_min = 1;
+}
+
+void rv_detect_opts_default(struct rv_detect_opts *o)
+{
+	rv_detect_opts_paper(o);
+	o->adf = RV_ADF_AUTO;
+	o->events = 1;
+	o->ens.enabled |= RV_DET_BIT(RV_DET_SPE);
+	o->ens.fusion = RV_FUSE_SCORE;
+	o->incident_gap = 2;
+}
+
+void rv_model_free(struct rv_model *m)
+{
+	if (!m)
+		return;
+	for (size_t c = 0; c < m->nchan && m->names; c++)
+		free(m->names[c]);
+	free(m->names);
+	free(m->masks);
+	rv_ens_free(m->ens);
+	free(m);
+}
+
+static size_t span_samples(const struct rv_span *s, double interval_s, double def_s,
+			   size_t slow_def)
+{
+	double v;
+
+	if (s->value <= 0.0)
+		v = interval_s <= 0.0 || interval_s >= SLOW_SAMPLING_S ? (double)slow_def
+									: def_s / interval_s;
+	else
+		v = s->seconds ? s->value / interval_s : s->value;
+	return v < 1.0 ? 1 : (size_t)llround(v);
+}
+
+static int resolve_windowing(const struct rv_detect_opts *o, struct rv_model *m,
+			     const struct rv_table *t, struct rv_err *err)
+{
+	m->interval_s = rv_table_median_step(t);
+	if ((o->window.seconds && o->window.value > 0) || (o->step.seconds && o->step.value > 0)) {
+		if (!(m->interval_s > 0.0))
+			return rv_err_set(err, -EINVAL,
+					  "%s: --window/--step in seconds need a timestamp column",
+					  t->path);
+	}
+	m->window = span_samples(&o->window, m->interval_s, DEFAULT_WINDOW_S, SLOW_WINDOW);
+	m->step = span_samples(&o->step, m->interval_s, DEFAULT_STEP_S, SLOW_STEP);
+	if (o->window.value <= 0.0 && m->window < MIN_WINDOW)
+		m->window = MIN_WINDOW;
+	if (m->window < 2)
+		return rv_err_set(err, -EINVAL, "window of %zu sample: at least 2 are needed",
+				  m->window);
+	if (t->nrows < m->window)
+		return rv_err_set(err, -EINVAL,
+				  "%s: %zu rows, fewer than one window of %zu samples", t->path,
+				  t->nrows, m->window);
+	return 0;
+}
+
+static void resolve_raw_positions(struct rv_model *m, int spe)
+{
+	size_t p = m->window < RV_SPE_MAX_POINTS ? m->window : RV_SPE_MAX_POINTS;
+
+	m->nraw_pts = spe ? p : 0;
+	for (size_t i = 0; i < m->nraw_pts; i++)
+		m->raw_pos[i] = p == 1 ? m->window - 1
+				       : (size_t)llround((double)i * (double)(m->window - 1) /
+							 (double)(p - 1));
+}
+
+static int copy_channels(struct rv_model *m, const struct rv_table *t, const struct rv_detect_opts *o)
+{
+	int adf = o->adf == RV_ADF_ON || (o->adf == RV_ADF_AUTO && m->window >= RV_ADF_AUTO_MIN_WINDOW);
+
+	m->nchan = t->ncols;
+	m->names = calloc(t->ncols, sizeof(*m->names));
+	m->masks = calloc(t->ncols, sizeof(*m->masks));
+	if (!m->names || !m->masks)
+		return -ENOMEM;
+	for (size_t c = 0; c < t->ncols; c++) {
+		m->names[c] = strdup(t->names[c]);
+		if (!m->names[c])
+			return -ENOMEM;
+		if (o->events && rv_catalog_kind_by_name(t->names[c]) == RV_KIND_EVENT)
+			m->masks[c] = RV_FEAT_EVENT_MASK;
+		else
+			m->masks[c] = RV_FEAT_GAUGE_MASK | (adf ? RV_FEAT_BIT(RV_F_ADF) : 0u);
+	}
+	return 0;
+}
+
+void rv_model_raw_row(const struct rv_model *m, const struct rv_table *t, size_t end_row, float *out)
+{
+	size_t first = end_row + 1 - m->window;
+
+	for (size_t c = 0; c < m->nchan; c++) {
+		const float *col = t->values + c * t->nrows;
+		for (size_t p = 0; p < m->nraw_pts; p++)
+			out[c * m->nraw_pts + p] = col[first + m->raw_pos[p]];
+	}
+}
+
+static int build_raw(const struct rv_model *m, const struct rv_table *t,
+		     const struct rv_featmat *fm, float **raw, uint32_t **raw_chan)
+{
+	size_t nraw = m->nchan * m->nraw_pts;
+
+	*raw = NULL;
+	*raw_chan = NULL;
+	if (!nraw)
+		return 0;
+	*raw = malloc(fm->nwin * nraw * sizeof(**raw));
+	*raw_chan = malloc(nraw * sizeof(**raw_chan));
+	if (!*raw || !*raw_chan)
+		return -ENOMEM;
+	for (size_t j = 0; j < nraw; j++)
+		(*raw_chan)[j] = (uint32_t)(j / m->nraw_pts);
+	for (size_t w = 0; w < fm->nwin; w++)
+		rv_model_raw_row(m, t, fm->end_row[w], *raw + w * nraw);
+	return 0;
+}
+
+int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
+		 struct rv_model **out, struct rv_detect_stats *st, struct rv_err *err)
+{
+	struct rv_model *m = calloc(1, sizeof(*m));
+	struct rv_featmat fm;
+	float *raw = NULL;
+	uint32_t *raw_chan = NULL;
+	rv_ns t0;
+	int rc;
+
+	*out = NULL;
+	memset(&fm, 0, sizeof(fm));
+	if (!m)
+		return -ENOMEM;
+	rc = resolve_windowing(o, m, train, err);
+	if (!rc)
+		rc = copy_channels(m, train, o);
+	resolve_raw_positions(m, (o->ens.enabled & RV_DET_BIT(RV_DET_SPE)) != 0);
+	t0 = rv_clock_ns();
+	if (!rc)
+		rc = rv_featmat_build(train->values, train->nrows, train->ncols, m->masks, m->window,
+				      m->step, &fm, err);
+	if (!rc)
+		rc = build_raw(m, train, &fm, &raw, &raw_chan);
+	if (st)
+		st->features_s += rv_clock_since_s(t0);
+	t0 = rv_clock_ns();
+	if (!rc) {
+		struct rv_ens_train tr = {
+			.feat = fm.x, .nfeat = fm.nfeat, .feat_chan = fm.chan,
+			.raw = raw, .nraw = m->nchan * m->nraw_pts, .raw_chan = raw_chan,
+			.n = fm.nwin, .nchan = m->nchan,
+		};
+		m->train_windows = fm.nwin;
+		rc = rv_ens_fit(&o->ens, &tr, &m->ens, err);
+	}
+	if (st)
+		st->fit_s += rv_clock_since_s(t0);
+	free(raw);
+	free(raw_chan);
+	rv_featmat_fini(&fm);
+	if (rc) {
+		rv_model_free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+int rv_model_check_table(const struct rv_model *m, const struct rv_table *t, struct rv_err *err)
+{
+	if (t->ncols != m->nchan)
+		return rv_err_set(err, -EINVAL, "%s: %zu channel columns, the model has %zu",
+				  t->path, t->ncols, m->nchan);
+	for (size_t c = 0; c < m->nchan; c++)
+		if (strcmp(t->names[c], m->names[c]) != 0)
+			return rv_err_set(err, -EINVAL,
+					  "%s:1: channel column %zu is '%s', the model has '%s'",
+					  t->path, c + 1, t->names[c], m->names[c]);
+	if (t->nrows < m->window)
+		return rv_err_set(err, -EINVAL, "%s: %zu rows, fewer than one window of %zu samples",
+				  t->path, t->nrows, m->window);
+	return 0;
+}

@@ -1,0 +1,232 @@
+/*
+ * modelfile.c - the model file (rv_model_save / rv_model_load).
+ *
+ * Layout, little-endian:
+ *   8 bytes  magic "RVLMODEL"
+ *   u32      format version (RV_MODEL_FORMAT_VERSION)
+ *   u64      payload length
+ *   payload  channels, windowing, feature masks, detector ensemble
+ *   u32      CRC-32C of the payload
+ * Saving writes a temporary file beside the target and renames it over the
+ * target, so a crash never leaves half a model under the real name.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/bytes.h"
+#include "base/crc32c.h"
+#include "features/features.h"
+#include "pipeline/detect.h"
+
+static const char model_magic[8] = { 'R', 'V', 'L', 'M', 'O', 'D', 'E', 'L' };
+enum { HEADER_LEN = 8 + 4 + 8, TRAILER_LEN = 4, NAME_MAX_LEN = 4096 };
+/* A model larger than this is refused on load (700 channels x 11 features
+ * with a full PCA basis is well under it). */
+#define MODEL_MAX_BYTES ((size_t)4 << 30)
+
+static void save_payload(const struct rv_model *m, struct rv_wbuf *b)
+{
+	rv_wbuf_u64(b, m->nchan);
+	for (size_t c = 0; c < m->nchan; c++) {
+		rv_wbuf_str(b, m->names[c]);
+		rv_wbuf_u32(b, m->masks[c]);
+	}
+	rv_wbuf_u64(b, m->window);
+	rv_wbuf_u64(b, m->step);
+	rv_wbuf_f64(b, m->interval_s);
+	rv_wbuf_u64(b, m->nraw_pts);
+	for (size_t p = 0; p < m->nraw_pts; p++)
+		rv_wbuf_u64(b, m->raw_pos[p]);
+	rv_wbuf_u64(b, m->train_windows);
+	rv_ens_save(m->ens, b);
+}
+
+static int write_all(FILE *f, const void *p, size_t n)
+{
+	return fwrite(p, 1, n, f) == n ? 0 : -EIO;
+}
+
+int rv_model_save(const struct rv_model *m, const char *path, struct rv_err *err)
+{
+	struct rv_wbuf payload, head;
+	char *tmp = NULL;
+	FILE *f = NULL;
+	int rc = 0;
+
+	rv_wbuf_init(&payload);
+	rv_wbuf_init(&head);
+	save_payload(m, &payload);
+	rv_wbuf_bytes(&head, model_magic, sizeof(model_magic));
+	rv_wbuf_u32(&head, RV_MODEL_FORMAT_VERSION);
+	rv_wbuf_u64(&head, payload.len);
+	rv_wbuf_u32(&payload, rv_crc32c(0, payload.data, payload.len));
+	if (payload.oom || head.oom || asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0) {
+		tmp = NULL;
+		rc = -ENOMEM;
+		goto out;
+	}
+	f = fopen(tmp, "wb");
+	if (!f) {
+		rc = rv_err_set(err, -errno, "%s: %s", tmp, rv_strerror(errno));
+		goto out;
+	}
+	rc = write_all(f, head.data, head.len);
+	if (!rc)
+		rc = write_all(f, payload.data, payload.len);
+	if (fclose(f) != 0 && !rc)
+		rc = -EIO;
+	f = NULL;
+	if (rc) {
+		rv_err_set(err, rc, "%s: write failed", tmp);
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, path) != 0) {
+		rc = rv_err_set(err, -errno, "%s: %s", path, rv_strerror(errno));
+		unlink(tmp);
+	}
+out:
+	free(tmp);
+	rv_wbuf_fini(&payload);
+	rv_wbuf_fini(&head);
+	return rc;
+}
+
+static int load_channels(struct rv_model *m, struct rv_rbuf *b)
+{
+	m->nchan = rv_rbuf_u64(b);
+	if (b->bad || m->nchan == 0 || !rv_rbuf_has(b, m->nchan, 8))
+		return -EINVAL;
+	m->names = calloc(m->nchan, sizeof(*m->names));
+	m->masks = calloc(m->nchan, sizeof(*m->masks));
+	if (!m->names || !m->masks)
+		return -ENOMEM;
+	for (size_t c = 0; c < m->nchan; c++) {
+		m->names[c] = rv_rbuf_str(b, NAME_MAX_LEN);
+		m->masks[c] = rv_rbuf_u32(b);
+		if (b->bad || m->masks[c] == 0 || m->masks[c] >= (1u << RV_F_COUNT))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int load_payload(struct rv_model *m, struct rv_rbuf *b, struct rv_err *err)
+{
+	int rc = load_channels(m, b);
+
+	if (rc)
+		return rv_err_set(err, rc, "invalid channel table");
+	m->window = rv_rbuf_u64(b);
+	m->step = rv_rbuf_u64(b);
+	m->interval_s = rv_rbuf_f64(b);
+	m->nraw_pts = rv_rbuf_u64(b);
+	if (b->bad || m->window < 2 || m->step < 1 || m->nraw_pts > RV_SPE_MAX_POINTS)
+		return rv_err_set(err, -EINVAL, "invalid windowing");
+	for (size_t p = 0; p < m->nraw_pts; p++)
+		if ((m->raw_pos[p] = rv_rbuf_u64(b)) >= m->window)
+			return rv_err_set(err, -EINVAL, "invalid window positions");
+	m->train_windows = rv_rbuf_u64(b);
+	rc = rv_ens_load(b, &m->ens, err);
+	if (rc)
+		return rc;
+	if (b->pos != b->len)
+		return rv_err_set(err, -EINVAL, "%zu unexpected bytes after the model",
+				  b->len - b->pos);
+	return 0;
+}
+
+static int read_file(const char *path, uint8_t **data, size_t *len, struct rv_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	long size;
+
+	*data = NULL;
+	if (!f)
+		return rv_err_set(err, -errno, "%s: %s", path, rv_strerror(errno));
+	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+		fclose(f);
+		return rv_err_set(err, -EIO, "%s: cannot determine the size", path);
+	}
+	if ((size_t)size > MODEL_MAX_BYTES) {
+		fclose(f);
+		return rv_err_set(err, -EFBIG, "%s: %ld bytes is too large for a model", path, size);
+	}
+	*data = malloc(size ? (size_t)size : 1);
+	if (!*data) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	*len = fread(*data, 1, (size_t)size, f);
+	fclose(f);
+	if (*len != (size_t)size)
+		return rv_err_set(err, -EIO, "%s: short read", path);
+	return 0;
+}
+
+static int check_envelope(const char *path, const uint8_t *data, size_t len, uint64_t *plen,
+			  struct rv_err *err)
+{
+	struct rv_rbuf b;
+	uint32_t version, crc;
+
+	rv_rbuf_init(&b, data, len);
+	if (len < HEADER_LEN + TRAILER_LEN || memcmp(data, model_magic, sizeof(model_magic)) != 0)
+		return rv_err_set(err, -EINVAL, "%s: not a reveal model file", path);
+	b.pos = sizeof(model_magic);
+	version = rv_rbuf_u32(&b);
+	if (version != RV_MODEL_FORMAT_VERSION)
+		return rv_err_set(err, -EINVAL,
+				  "%s: model format version %u, this reveal reads version %d", path,
+				  version, RV_MODEL_FORMAT_VERSION);
+	*plen = rv_rbuf_u64(&b);
+	if (*plen != len - HEADER_LEN - TRAILER_LEN)
+		return rv_err_set(err, -EINVAL, "%s: truncated or padded model (%zu bytes, expected %llu)",
+				  path, len, (unsigned long long)(*plen + HEADER_LEN + TRAILER_LEN));
+	b.pos = HEADER_LEN + *plen;
+	crc = rv_rbuf_u32(&b);
+	if (crc != rv_crc32c(0, data + HEADER_LEN, *plen))
+		return rv_err_set(err, -EINVAL, "%s: checksum mismatch: the model file is corrupt",
+				  path);
+	return 0;
+}
+
+int rv_model_load(const char *path, struct rv_model **out, struct rv_err *err)
+{
+	struct rv_model *m;
+	struct rv_rbuf b;
+	uint8_t *data;
+	size_t len = 0;
+	uint64_t plen = 0;
+	int rc;
+
+	*out = NULL;
+	rc = read_file(path, &data, &len, err);
+	if (!rc)
+		rc = check_envelope(path, data, len, &plen, err);
+	if (rc) {
+		free(data);
+		return rc;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		free(data);
+		return -ENOMEM;
+	}
+	rv_rbuf_init(&b, data + HEADER_LEN, plen);
+	rc = load_payload(m, &b, err);
+	free(data);
+	if (rc) {
+		struct rv_err inner = err ? *err : (struct rv_err){ 0 };
+		if (err) {
+			rv_err_clear(err);
+			rv_err_set(err, rc, "%s: %s", path, rv_err_text(&inner, rc));
+		}
+		rv_model_free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
