@@ -338,19 +338,12 @@ size_t rv_iforest_dim(const struct rv_iforest *f)
 	return f->dim;
 }
 
-/* Leaf reached by x from node i; *depth counts the splits on the way. */
-static const struct rv_iforest_node *descend(const struct rv_iforest *f, size_t i,
-					     const float *x, unsigned *depth)
+/* Index of the leaf x reaches from node i. */
+static size_t descend(const struct rv_iforest_node *nodes, size_t i, const float *x)
 {
-	const struct rv_iforest_node *nodes = f->nodes;
-	unsigned d = 0;
-
-	while (nodes[i].feature != IFOREST_LEAF) {
+	while (nodes[i].feature != IFOREST_LEAF)
 		i = x[nodes[i].feature] <= nodes[i].value ? i + 1 : nodes[i].right;
-		d++;
-	}
-	*depth = d;
-	return &nodes[i];
+	return i;
 }
 
 /* Adds w * ln(n_parent / n_child) per split on x's path; returns the sum. */
@@ -380,12 +373,12 @@ double rv_iforest_score(const struct rv_iforest *f, const float *x, double *cont
 	if (contrib)
 		memset(contrib, 0, f->dim * sizeof(*contrib));
 	for (size_t t = 0; t < f->trees; t++) {
-		unsigned d;
-		const struct rv_iforest_node *leaf = descend(f, f->root[t], x, &d);
+		size_t leaf = descend(f->nodes, f->root[t], x);
+		double h = f->nodes[leaf].value;
 
-		sum += leaf->value;
-		if (contrib && d > 0)
-			total += add_contrib(f, f->root[t], x, 1.0 / leaf->value, contrib);
+		sum += h;
+		if (contrib && leaf != f->root[t])   /* h >= 1: one split at least */
+			total += add_contrib(f, f->root[t], x, 1.0 / h, contrib);
 	}
 	if (contrib && total > 0.0)
 		for (size_t j = 0; j < f->dim; j++)
@@ -423,7 +416,9 @@ void rv_iforest_save(const struct rv_iforest *f, struct rv_wbuf *b)
  * the tree), makes them absolute and sets each leaf's path length.
  * Children must point forward inside the tree and every node but the root
  * must have exactly one parent, so it is a tree: no cycle, no shared or
- * unreachable node. depth is scratch of the tree's size.
+ * unreachable node. Sizes must add up from the leaves to the root's
+ * `samples` (contrib takes logs of their ratios). depth is scratch of the
+ * tree's size.
  */
 static int check_tree(struct rv_iforest *f, size_t t, uint32_t *depth, struct rv_err *err)
 {
@@ -437,7 +432,7 @@ static int check_tree(struct rv_iforest *f, size_t t, uint32_t *depth, struct rv
 
 		if (depth[i] == UINT32_MAX)
 			return rv_err_set(err, -EINVAL, "isolation forest model: tree %zu node %zu is unreachable", t, i);
-		if (nd->size == 0 || nd->size > f->samples)
+		if (nd->size == 0 || (i == 0 && nd->size != f->samples))
 			return rv_err_set(err, -EINVAL, "isolation forest model: tree %zu node %zu has size %u", t, i,
 					  (unsigned)nd->size);
 		if (nd->feature == IFOREST_LEAF) {
@@ -446,8 +441,8 @@ static int check_tree(struct rv_iforest *f, size_t t, uint32_t *depth, struct rv
 		}
 		if (nd->feature >= f->dim || !isfinite(nd->value))
 			return rv_err_set(err, -EINVAL, "isolation forest model: tree %zu node %zu has a bad split", t, i);
-		if (r <= i + 1 || r >= count ||
-		    depth[i + 1] != UINT32_MAX || depth[r] != UINT32_MAX)
+		if (r <= i + 1 || r >= count || depth[i + 1] != UINT32_MAX || depth[r] != UINT32_MAX ||
+		    (uint64_t)nd[1].size + f->nodes[start + r].size != nd->size)
 			return rv_err_set(err, -EINVAL, "isolation forest model: tree %zu node %zu has bad children", t, i);
 		depth[i + 1] = depth[r] = depth[i] + 1;
 		nd->right = (uint32_t)(start + r);

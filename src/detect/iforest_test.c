@@ -201,6 +201,7 @@ static void check_case(const struct fixture *fx, const struct ref_case *rc)
 			mean[i] += rv_iforest_score(f, &fx->test[i * fx->F], NULL) / SEEDS;
 		rv_iforest_free(f);
 	}
+	for (size_t i = 0; i < fx->m; i++) print_message("%zu %.4f %.4f %+.4f %.4f\n", i, mean[i], rc->mean[i], mean[i]-rc->mean[i], rc->std[i]);
 	for (size_t i = 0; i < fx->m; i++) {
 		if (fabs(mean[i] - rc->mean[i]) > TOL)
 			fail_msg("rows %zu point %zu: score %.4f, sklearn %.4f (std %.4f)",
@@ -250,28 +251,31 @@ static void test_seed(void **state)
 
 /* ---- contributions and constant features ---- */
 
+/*
+ * A row at the centre except feature HOT, far outside the training range:
+ * iForest rates it only mildly anomalous in 8 dimensions (most splits are on
+ * other features), so this checks the contrib weighting finds the cause.
+ */
 static void test_contrib_points_at_feature(void **state)
 {
 	enum { N = 1000, F = 8, HOT = 3 };
 	float *x = gauss_rows(N, F, 7);
 	struct rv_iforest *f = fit(x, N, F, &default_prm);
-	float out[F] = { 0 };
+	float centre[F] = { 0 }, out[F] = { 0 };
 	double c[F], sum = 0.0;
 
 	out[HOT] = 9.0f;
-	print_message("out %f x0 %f\n", rv_iforest_score(f, out, c), rv_iforest_score(f, x, NULL));
-	for (int j = 0; j < F; j++) print_message("%f ", c[j]);
-	assert_true(rv_iforest_score(f, out, c) > rv_iforest_score(f, x, NULL));
+	assert_true(rv_iforest_score(f, out, c) > rv_iforest_score(f, centre, NULL));
 	for (size_t j = 0; j < F; j++) {
 		assert_true(c[j] >= 0.0);
 		sum += c[j];
 	}
 	assert_true(fabs(sum - 1.0) < 1e-9);
 	assert_true(c[HOT] > 0.5);
-	/* an ordinary row spreads its weight: no feature dominates */
-	rv_iforest_score(f, x, c);
+	/* the centre row spreads its weight: no feature dominates */
+	rv_iforest_score(f, centre, c);
 	for (size_t j = 0; j < F; j++)
-		assert_true(c[j] < 0.5);
+		assert_true(c[j] < 0.3);
 	rv_iforest_free(f);
 	free(x);
 }
@@ -457,7 +461,9 @@ static void test_load_refuses(void **state)
 	expect_refused(&w, node0 + 8, 1);                       /* right = left: shared */
 	expect_refused(&w, node0 + 8, (uint32_t)first_count);   /* into the next tree */
 	expect_refused(&w, node0 + 12, 0);                      /* size 0 */
-	expect_refused(&w, node0 + 12, 17);                     /* size > samples */
+	expect_refused(&w, node0 + 12, 15);                     /* root size != samples */
+	expect_refused(&w, node0 + NODE_BYTES + 12,             /* children sizes != parent */
+		       get_u32(w.data + node0 + NODE_BYTES + 12) + 1);
 	rv_wbuf_fini(&w);
 	rv_iforest_free(f);
 }

@@ -282,6 +282,14 @@ static double lerp(double a, double b, double t)
 	return t >= 0.5 ? b - d * (1.0 - t) : a + d * t;
 }
 
+double rv_feat_quantile_sorted(const double *sorted, size_t n, double q)
+{
+	double pos = (double)(n - 1) * q;
+	size_t k = (size_t)pos;
+
+	return lerp(sorted[k], sorted[k + 1 < n ? k + 1 : k], pos - (double)k);
+}
+
 /*
  * p25 and p75 of the n values a (reordered). With a[] partitioned at the
  * lower index k, the upper neighbour is the minimum of a[k+1..]; the second
@@ -289,24 +297,23 @@ static double lerp(double a, double b, double t)
  */
 static void percentiles(double *a, size_t n, double *p25, double *p75)
 {
-	double pos25 = (double)(n - 1) * Q25, pos75 = (double)(n - 1) * Q75;
-	size_t k25 = (size_t)pos25, k75 = (size_t)pos75;
-	double lo25, hi25, lo75, hi75;
-
 	if (n <= FEAT_SORT_MAX) {
 		insertion_sort(a, n);
-		lo25 = a[k25];
-		hi25 = a[k25 + 1 < n ? k25 + 1 : k25];
-		lo75 = a[k75];
-		hi75 = a[k75 + 1 < n ? k75 + 1 : k75];
-	} else {
-		select_kth(a, n, k25);
-		lo25 = a[k25];
-		hi25 = k25 + 1 < n ? min_of(a + k25 + 1, n - k25 - 1) : lo25;
-		select_kth(a + k25, n - k25, k75 - k25);
-		lo75 = a[k75];
-		hi75 = k75 + 1 < n ? min_of(a + k75 + 1, n - k75 - 1) : lo75;
+		*p25 = rv_feat_quantile_sorted(a, n, Q25);
+		*p75 = rv_feat_quantile_sorted(a, n, Q75);
+		return;
 	}
+	double pos25 = (double)(n - 1) * Q25, pos75 = (double)(n - 1) * Q75;
+	size_t k25 = (size_t)pos25, k75 = (size_t)pos75;
+
+	select_kth(a, n, k25);
+	double lo25 = a[k25];
+	double hi25 = k25 + 1 < n ? min_of(a + k25 + 1, n - k25 - 1) : lo25;
+
+	select_kth(a + k25, n - k25, k75 - k25);
+	double lo75 = a[k75];
+	double hi75 = k75 + 1 < n ? min_of(a + k75 + 1, n - k75 - 1) : lo75;
+
 	*p25 = lerp(lo25, hi25, pos25 - (double)k25);
 	*p75 = lerp(lo75, hi75, pos75 - (double)k75);
 }

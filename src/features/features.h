@@ -58,6 +58,13 @@ size_t rv_feat_count(unsigned mask);
 void rv_feat_window(const float *x, size_t w, size_t stride, unsigned mask,
 		    double *out, double *scratch);
 
+/*
+ * q-quantile (0 <= q <= 1) of n >= 1 ascending values with numpy's default
+ * linear interpolation: p25/p75 above, and a window's quantiles kept sorted
+ * incrementally by the caller.
+ */
+double rv_feat_quantile_sorted(const double *sorted, size_t n, double q);
+
 /* ADF p-value as above, for n values (scratch: n doubles). */
 double rv_feat_adf_pvalue(const float *x, size_t n, size_t stride, double *scratch);
 

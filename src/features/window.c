@@ -4,8 +4,11 @@
  * Sizes 700 channels x 3600 windows and 38 channels x 24k windows: the loop
  * runs window by window so that each output row is written once and in
  * order, while each channel's window is read as w contiguous floats of the
- * column-major input (stride 1). All memory is taken before the loop: the
- * matrix, its column labels and one scratch buffer of w doubles.
+ * column-major input (stride 1). Percentiles come from a sorted copy of each
+ * channel's window that slides with it (a removal and an insertion per step
+ * row), which beats sorting every window once w reaches tens of samples.
+ * All memory is taken before the loop: the matrix, its column labels and one
+ * scratch buffer (w doubles, plus w per channel that asks for percentiles).
  */
 #include "features/window.h"
 
@@ -16,6 +19,9 @@
 
 /* Smallest window with a spread, a slope and a lag-1 pair. */
 enum { FEATMAT_MIN_W = 2 };
+static const double FEATMAT_Q25 = 0.25;
+static const double FEATMAT_Q75 = 0.75;
+#define PCTL_MASK (RV_FEAT_BIT(RV_F_P25) | RV_FEAT_BIT(RV_F_P75))
 
 static int check_args(const float *values, size_t nrows, size_t ncols,
 		      const unsigned *masks, size_t w, size_t step,
@@ -71,26 +77,104 @@ static void label_columns(struct rv_featmat *m, size_t ncols, const unsigned *ma
 			}
 }
 
+/* Keeps a[0..n] ascending after adding x to the n sorted values a[0..n-1]. */
+static void sorted_insert(double *a, size_t n, double x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(a + lo + 1, a + lo, (n - lo) * sizeof(double));
+	a[lo] = x;
+}
+
+/* Drops one value equal to x (present) from the n sorted values a. */
+static void sorted_remove(double *a, size_t n, double x)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(a + lo, a + lo + 1, (n - lo - 1) * sizeof(double));
+}
+
+/*
+ * Brings the sorted copy of a channel's window from the rows starting at
+ * first - step to those starting at first: O(step * w) moves instead of a
+ * sort per window. Windows that do not overlap (k == 0, step >= w) are
+ * rebuilt by insertion.
+ */
+static void slide_sorted(double *sorted, const float *col, size_t w,
+			 size_t first, size_t step, int fresh)
+{
+	if (fresh || step >= w) {
+		for (size_t i = 0; i < w; i++)
+			sorted_insert(sorted, i, col[first + i]);
+		return;
+	}
+	for (size_t i = 0; i < step; i++) {
+		sorted_remove(sorted, w, col[first - step + i]);
+		sorted_insert(sorted, w - 1, col[first + w - step + i]);
+	}
+}
+
+/* Writes a channel's features in enum order: p25/p75 from the sorted
+ * window, the rest from rv_feat_window's output (in enum order too). */
+static float *emit(float *row, unsigned mask, const double *rest,
+		   const double *sorted, size_t w)
+{
+	for (unsigned f = 0; f < RV_F_COUNT; f++) {
+		if (!(mask & RV_FEAT_BIT(f)))
+			continue;
+		if (f == RV_F_P25)
+			*row++ = (float)rv_feat_quantile_sorted(sorted, w, FEATMAT_Q25);
+		else if (f == RV_F_P75)
+			*row++ = (float)rv_feat_quantile_sorted(sorted, w, FEATMAT_Q75);
+		else
+			*row++ = (float)*rest++;
+	}
+	return row;
+}
+
+/* scratch: w doubles for rv_feat_window, then w sorted doubles per channel. */
 static void fill_rows(struct rv_featmat *m, const float *values, size_t nrows,
 		      size_t ncols, const unsigned *masks, size_t w, size_t step,
 		      double *scratch)
 {
-	double buf[RV_F_COUNT];
+	double rest[RV_F_COUNT];
 
 	for (size_t k = 0; k < m->nwin; k++) {
 		size_t first = k * step;
 		float *row = m->x + k * m->nfeat;
+		double *sorted = scratch + w;
 
 		m->end_row[k] = first + w - 1;
 		for (size_t c = 0; c < ncols; c++) {
-			size_t nf = rv_feat_count(masks[c]);
+			const float *col = values + c * nrows;
+			unsigned mask = masks[c];
 
-			if (nf == 0)
-				continue;
-			rv_feat_window(values + c * nrows + first, w, 1, masks[c], buf, scratch);
-			for (size_t f = 0; f < nf; f++)
-				row[f] = (float)buf[f];
-			row += nf;
+			if (mask & PCTL_MASK) {
+				slide_sorted(sorted, col, w, first, step, k == 0);
+				rv_feat_window(col + first, w, 1, mask & ~PCTL_MASK, rest, scratch);
+				row = emit(row, mask, rest, sorted, w);
+				sorted += w;
+			} else if (mask) {
+				rv_feat_window(col + first, w, 1, mask, rest, scratch);
+				for (size_t f = 0; f < rv_feat_count(mask); f++)
+					*row++ = (float)rest[f];
+			}
 		}
 	}
 }
@@ -104,15 +188,20 @@ int rv_featmat_build(const float *values, size_t nrows, size_t ncols,
 
 	if (rc)
 		return rc;
-	size_t nfeat = 0;
+	size_t nfeat = 0, nsorted = 0, nscratch;
 
-	for (size_t c = 0; c < ncols; c++)
+	for (size_t c = 0; c < ncols; c++) {
 		nfeat += rv_feat_count(masks[c]);
+		nsorted += (masks[c] & PCTL_MASK) != 0;
+	}
 	if (nfeat == 0)
 		return rv_err_set(err, -EINVAL, "feature matrix: no channel selects a feature");
 	size_t nwin = (nrows - w) / step + 1;
-	double *scratch = malloc(w * sizeof(double));
+	double *scratch = NULL;
 
+	if (!__builtin_mul_overflow(nsorted + 1, w, &nscratch) &&
+	    nscratch <= SIZE_MAX / sizeof(double))
+		scratch = malloc(nscratch * sizeof(double));
 	if (!scratch || alloc_matrix(out, nwin, nfeat)) {
 		free(scratch);
 		rv_featmat_fini(out);
