@@ -5,10 +5,13 @@
  * tests/fixtures/detect/gen_iforest.py stores, per test point, the mean and
  * spread of -score_samples over 40 sklearn forests of 100 trees; our mean
  * over SEEDS forests must lie within TOL of it (the spread of our mean is
- * about std / sqrt(SEEDS) <= 0.008 here, so TOL is several sigma, while
- * drawing constant features or a wrong depth limit or c(s) moves the scores
- * by more). The other cases check behaviour sklearn does not pin down:
- * determinism, contributions, constant features, model load hardening.
+ * std / sqrt(SEEDS) <= 0.006 here, the reference's about 0.003, so TOL is
+ * over 3 sigma; measured differences stay below 0.012, while drawing
+ * constant features, a midpoint threshold or a missing c(s) moves scores by
+ * 0.04 or more). A depth limit off by one moves them by less than 0.01,
+ * so test_tree_shape checks the depth directly. The other cases check
+ * what sklearn does not pin down: determinism, contributions, constant
+ * features, model load hardening.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,9 +37,12 @@ enum {
 	MAX_TEST = 64,
 	FIXTURE_MAX_BYTES = 1 << 20,
 	/* model layout (iforest.c): header, per-tree counts, 16-byte nodes */
+	OFF_VERSION = 4, OFF_F = 8, OFF_TREES = 16, OFF_SAMPLES = 24, OFF_NODES = 32,
 	HDR_BYTES = 40,
 	NODE_BYTES = 16,
+	NODE_THR = 4, NODE_RIGHT = 8, NODE_SIZE = 12,
 	FUZZ_ROUNDS = 3000,
+	SMALL_F = 4, SMALL_SAMPLES = 16,        /* small_forest() */
 };
 
 #define TOL 0.02                /* |our mean - sklearn mean| per test point */
@@ -201,7 +207,6 @@ static void check_case(const struct fixture *fx, const struct ref_case *rc)
 			mean[i] += rv_iforest_score(f, &fx->test[i * fx->F], NULL) / SEEDS;
 		rv_iforest_free(f);
 	}
-	for (size_t i = 0; i < fx->m; i++) print_message("%zu %.4f %.4f %+.4f %.4f\n", i, mean[i], rc->mean[i], mean[i]-rc->mean[i], rc->std[i]);
 	for (size_t i = 0; i < fx->m; i++) {
 		if (fabs(mean[i] - rc->mean[i]) > TOL)
 			fail_msg("rows %zu point %zu: score %.4f, sklearn %.4f (std %.4f)",
@@ -246,6 +251,73 @@ static void test_seed(void **state)
 	rv_iforest_free(a);
 	rv_iforest_free(b);
 	rv_iforest_free(c);
+	free_fixture(&fx);
+}
+
+/* ---- tree shape, read from the documented model layout ---- */
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/*
+ * Walks the saved trees: every root holds `rows` rows, no split uses the
+ * constant feature, no leaf is deeper than `limit` and some tree reaches
+ * it (c(s) hides a depth limit off by one from the score comparison).
+ */
+static void check_shape(const struct rv_iforest *f, size_t rows, unsigned limit, uint32_t const_feat)
+{
+	struct rv_wbuf w;
+	const uint8_t *node;
+	size_t trees;
+	unsigned deepest = 0;
+
+	rv_wbuf_init(&w);
+	rv_iforest_save(f, &w);
+	trees = get_u32(w.data + OFF_TREES);
+	assert_int_equal(get_u32(w.data + OFF_SAMPLES), rows);
+	node = w.data + HDR_BYTES + 4 * trees;
+	for (size_t t = 0; t < trees; t++) {
+		size_t count = get_u32(w.data + HDR_BYTES + 4 * t);
+		unsigned *depth = calloc(count, sizeof(*depth));
+
+		assert_non_null(depth);
+		assert_int_equal(get_u32(node + NODE_SIZE), rows);
+		for (size_t i = 0; i < count; i++, node += NODE_BYTES) {
+			uint32_t feat = get_u32(node), right = get_u32(node + NODE_RIGHT);
+
+			assert_true(depth[i] <= limit);
+			deepest = depth[i] > deepest ? depth[i] : deepest;
+			if (feat == UINT32_MAX)
+				continue;
+			assert_true(feat != const_feat && right < count);
+			depth[i + 1] = depth[right] = depth[i] + 1;
+		}
+		free(depth);
+	}
+	assert_int_equal(deepest, limit);
+	rv_wbuf_fini(&w);
+}
+
+static void test_tree_shape(void **state)
+{
+	struct fixture fx;
+	struct rv_iforest *f;
+
+	load_fixture(&fx);
+	f = fit(fx.train, fx.n, fx.F, &default_prm);
+	check_shape(f, 256, 8, 4);          /* ceil(log2(256)); feature 4 is constant */
+	rv_iforest_free(f);
+	f = fit(fx.train, fx.ref[1].rows, fx.F, &default_prm);
+	check_shape(f, 100, 7, 4);          /* n = 100 < samples: ceil(log2(100)) */
+	rv_iforest_free(f);
 	free_fixture(&fx);
 }
 
@@ -353,10 +425,10 @@ static void test_bad_args(void **state)
 
 static struct rv_iforest *small_forest(size_t trees)
 {
-	enum { N = 40, F = 4 };
-	float *x = gauss_rows(N, F, 5);
-	struct rv_iforest_params prm = { .trees = trees, .samples = 16, .seed = 9 };
-	struct rv_iforest *f = fit(x, N, F, &prm);
+	enum { N = 40 };
+	float *x = gauss_rows(N, SMALL_F, 5);
+	struct rv_iforest_params prm = { .trees = trees, .samples = SMALL_SAMPLES, .seed = 9 };
+	struct rv_iforest *f = fit(x, N, SMALL_F, &prm);
 
 	free(x);
 	return f;
@@ -406,17 +478,6 @@ static void test_save_load(void **state)
 	free_fixture(&fx);
 }
 
-static void put_u32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* Applies one corruption to a copy of the saved model; load must refuse it. */
 static void expect_refused(const struct rv_wbuf *w, size_t off, uint32_t v)
 {
@@ -431,39 +492,52 @@ static void expect_refused(const struct rv_wbuf *w, size_t off, uint32_t v)
 	free(p);
 }
 
+/* Offset of the first split below the root of tree 0 (the node after it). */
+static size_t inner_split(const struct rv_wbuf *w, size_t node0)
+{
+	for (size_t off = node0 + NODE_BYTES; off + NODE_BYTES <= w->len; off += NODE_BYTES)
+		if (get_u32(w->data + off) != UINT32_MAX)
+			return off;
+	fail_msg("no inner split");
+	return 0;
+}
+
 static void test_load_refuses(void **state)
 {
 	enum { TREES = 2 };
 	struct rv_iforest *f = small_forest(TREES), *g;
 	struct rv_wbuf w;
-	size_t node0 = HDR_BYTES + TREES * 4, first_count;
+	size_t node0 = HDR_BYTES + TREES * 4, first_count, inner;
 	float nan = NAN;
 	uint32_t nan_bits;
 
 	rv_wbuf_init(&w);
 	rv_iforest_save(f, &w);
 	first_count = get_u32(w.data + HDR_BYTES);
-	assert_true(get_u32(w.data + node0) < 4);   /* the root splits */
+	assert_true(get_u32(w.data + node0) < SMALL_F);   /* the root splits */
+	inner = inner_split(&w, node0);
+	assert_true(inner < node0 + first_count * NODE_BYTES);
 	for (size_t len = 0; len < w.len; len++) {
 		g = f;
 		assert_int_equal(load_bytes(w.data, len, &g), -EINVAL);
 		assert_null(g);
 	}
-	expect_refused(&w, 0, 0x12345678u);                     /* tag */
-	expect_refused(&w, 4, 2);                               /* version */
-	expect_refused(&w, 8, 0);                               /* F = 0 */
-	expect_refused(&w, 32, 0xffffffu);                      /* node count */
-	expect_refused(&w, HDR_BYTES, (uint32_t)first_count + 1);     /* tree sizes */
-	expect_refused(&w, node0, 4);                           /* feature index = F */
+	expect_refused(&w, 0, 0x12345678u);                             /* tag */
+	expect_refused(&w, OFF_VERSION, 2);
+	expect_refused(&w, OFF_F, 0);
+	expect_refused(&w, OFF_NODES, 0xffffffu);                       /* more nodes than bytes */
+	expect_refused(&w, HDR_BYTES, (uint32_t)first_count + 1);       /* tree sizes */
+	expect_refused(&w, node0, SMALL_F);                             /* feature index = F */
 	memcpy(&nan_bits, &nan, sizeof(nan_bits));
-	expect_refused(&w, node0 + 4, nan_bits);                /* threshold */
-	expect_refused(&w, node0 + 8, 0);                       /* right child = itself: cycle */
-	expect_refused(&w, node0 + 8, 1);                       /* right = left: shared */
-	expect_refused(&w, node0 + 8, (uint32_t)first_count);   /* into the next tree */
-	expect_refused(&w, node0 + 12, 0);                      /* size 0 */
-	expect_refused(&w, node0 + 12, 15);                     /* root size != samples */
-	expect_refused(&w, node0 + NODE_BYTES + 12,             /* children sizes != parent */
-		       get_u32(w.data + node0 + NODE_BYTES + 12) + 1);
+	expect_refused(&w, node0 + NODE_THR, nan_bits);
+	expect_refused(&w, node0 + NODE_RIGHT, 0);                      /* itself: a cycle */
+	expect_refused(&w, inner + NODE_RIGHT, 0);                      /* back to the root */
+	expect_refused(&w, node0 + NODE_RIGHT, 1);                      /* right = left: shared */
+	expect_refused(&w, node0 + NODE_RIGHT, (uint32_t)first_count); /* into the next tree */
+	expect_refused(&w, node0 + NODE_SIZE, 0);
+	expect_refused(&w, node0 + NODE_SIZE, SMALL_SAMPLES - 1);       /* root size != samples */
+	expect_refused(&w, node0 + NODE_BYTES + NODE_SIZE,              /* children != parent */
+		       get_u32(w.data + node0 + NODE_BYTES + NODE_SIZE) + 1);
 	rv_wbuf_fini(&w);
 	rv_iforest_free(f);
 }
@@ -475,8 +549,8 @@ static void test_load_fuzz(void **state)
 	struct rv_wbuf w;
 	struct rv_rng r;
 	uint8_t *p;
-	float x[4] = { 0.1f, -0.3f, 2.0f, 0.0f };
-	double c[4];
+	float x[SMALL_F] = { 0.1f, -0.3f, 2.0f, 0.0f };
+	double c[SMALL_F];
 	int loaded = 0;
 
 	rv_wbuf_init(&w);
@@ -489,7 +563,7 @@ static void test_load_fuzz(void **state)
 		p[rv_rng_below(&r, w.len)] ^= (uint8_t)(1u + rv_rng_below(&r, 255));
 		if (load_bytes(p, w.len, &g) != 0)
 			continue;
-		if (rv_iforest_dim(g) == 4) {   /* a damaged F changes the row size */
+		if (rv_iforest_dim(g) == SMALL_F) {   /* a damaged F changes the row size */
 			double s = rv_iforest_score(g, x, c);
 			assert_true(s > 0.0 && s <= 1.0);
 		}
@@ -507,6 +581,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matches_sklearn),
 		cmocka_unit_test(test_seed),
+		cmocka_unit_test(test_tree_shape),
 		cmocka_unit_test(test_contrib_points_at_feature),
 		cmocka_unit_test(test_constant_features_unused),
 		cmocka_unit_test(test_all_constant),

@@ -1,6 +1,7 @@
 /*
- * pca.c - see pca.h. Fitting centres the rows in double precision, forms the
- * smaller of the F x F covariance and the n x n Gram matrix with dsyrk, and
+ * pca.c - see pca.h. Fitting forms the smaller of the F x F covariance and
+ * the n x n Gram matrix in double with dsyrk over blocks of centred rows or
+ * features (no n x F copy of the data), and
  * splits the eigenproblem into its LAPACK steps (dsytrd, dsterf, dstemr,
  * dormtr) so that the costly tridiagonal reduction runs once: all eigenvalues
  * come first (they decide k), then eigenvectors for the top k only.
@@ -21,7 +22,7 @@
 enum {
 	PCA_MAGIC = 0x31414350,     /* "PCA1" little-endian: section tag */
 	PCA_VERSION = 1,
-	GRAM_BLOCK_COLS = 128,      /* eigenvectors mapped back per dgemm */
+	BLOCK = 256,                /* rows or features centred per BLAS call */
 };
 
 /* Eigenvalues at or below this share of the largest are numerical noise
@@ -103,12 +104,15 @@ size_t rv_pca_scratch_len(const struct rv_pca *p)
 static int check_fit_args(const float *x, size_t n, size_t F, double var_keep,
 			  struct rv_err *err)
 {
+	size_t m = F > n ? n : F;     /* side of the matrix to decompose */
+
 	if (n < 2 || F < 1)
 		return rv_err_set(err, -EINVAL, "pca: need at least 2 rows and 1 feature (got %zu x %zu)",
 				  n, F);
 	if (!(var_keep > 0.0 && var_keep <= 1.0))
 		return rv_err_set(err, -EINVAL, "pca: variance share %g is not in (0, 1]", var_keep);
-	if (n > INT_MAX || F > INT_MAX || n > SIZE_MAX / F / sizeof(double))
+	if (n > INT_MAX || F > INT_MAX || n > SIZE_MAX / F / sizeof(double) ||
+	    m > SIZE_MAX / m / sizeof(double))
 		return rv_err_set(err, -EINVAL, "pca: %zu x %zu is too large", n, F);
 	for (size_t i = 0; i < n * F; i++)
 		if (!isfinite(x[i]))
@@ -117,8 +121,7 @@ static int check_fit_args(const float *x, size_t n, size_t F, double var_keep,
 	return 0;
 }
 
-/* Column means into mu and the centred rows into xc (n x F doubles). */
-static void center_rows(const float *x, size_t n, size_t F, double *mu, double *xc)
+static void column_means(const float *x, size_t n, size_t F, double *mu)
 {
 	memset(mu, 0, F * sizeof(*mu));
 	for (size_t i = 0; i < n; i++)
@@ -126,28 +129,53 @@ static void center_rows(const float *x, size_t n, size_t F, double *mu, double *
 			mu[j] += x[i * F + j];
 	for (size_t j = 0; j < F; j++)
 		mu[j] /= (double)n;
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < F; j++)
-			xc[i * F + j] = (double)x[i * F + j] - mu[j];
+}
+
+/* Rows [i0, i0 + ni) and features [j0, j0 + nj) of x - mu into the
+ * row-major ni x nj double block. */
+static void centred_block(const float *x, size_t F, const double *mu, size_t i0, size_t ni,
+			  size_t j0, size_t nj, double *blk)
+{
+	for (size_t i = 0; i < ni; i++)
+		for (size_t j = 0; j < nj; j++)
+			blk[i * nj + j] = (double)x[(i0 + i) * F + j0 + j] - mu[j0 + j];
 }
 
 /*
- * Forms covariance (F <= n) or Gram (F > n) matrix scaled by 1/(n-1). The
- * row-major n x F xc is the column-major F x n matrix A, so the covariance
- * is A A^T and the Gram matrix A^T A.
+ * Forms the covariance (F <= n) or Gram (F > n) matrix, scaled by 1/(n-1),
+ * in double. The centred rows are never held whole: dsyrk accumulates
+ * blocks of rows (covariance, Xc_b^T Xc_b) or of features (Gram,
+ * Xc_b Xc_b^T), so the only large allocation is the m x m result.
  */
-static int form_cross(const double *xc, size_t n, size_t F, struct eig_work *ew)
+static int form_cross(const float *x, size_t n, size_t F, const double *mu, struct eig_work *ew)
 {
 	int gram = F > n;
-	size_t m = gram ? n : F;
+	size_t m = gram ? n : F, len = gram ? F : n;
 	double alpha = 1.0 / (double)(n - 1);
+	double *blk = malloc(BLOCK * m * sizeof(*blk));
 
 	ew->m = m;
 	ew->a = malloc(m * m * sizeof(*ew->a));
-	if (!ew->a)
+	if (!ew->a || !blk) {
+		free(blk);
 		return -ENOMEM;
-	cblas_dsyrk(CblasColMajor, CblasLower, gram ? CblasTrans : CblasNoTrans,
-		    (int)m, gram ? (int)F : (int)n, alpha, xc, (int)F, 0.0, ew->a, (int)m);
+	}
+	for (size_t b0 = 0; b0 < len; b0 += BLOCK) {
+		size_t nb = len - b0 < BLOCK ? len - b0 : BLOCK;
+		double beta = b0 ? 1.0 : 0.0;
+
+		/* A row-major r x c block is the column-major c x r matrix. */
+		if (gram) {
+			centred_block(x, F, mu, 0, n, b0, nb, blk);
+			cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, (int)m, (int)nb, alpha,
+				    blk, (int)nb, beta, ew->a, (int)m);
+		} else {
+			centred_block(x, F, mu, b0, nb, 0, F, blk);
+			cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)m, (int)nb, alpha,
+				    blk, (int)F, beta, ew->a, (int)m);
+		}
+	}
+	free(blk);
 	ew->total = 0.0;
 	for (size_t i = 0; i < m; i++)
 		ew->total += ew->a[i * m + i];
@@ -250,52 +278,76 @@ static void basis_from_cov(struct rv_pca *p, const struct eig_work *ew)
 	}
 }
 
+/* Gram route, step 1: the top-k eigenvectors as a row-major n x k float
+ * matrix, descending (z holds them ascending, column-major). */
+static float *gram_u(const struct eig_work *ew, size_t k)
+{
+	size_t n = ew->m;
+	float *u = malloc(n * k * sizeof(*u));
+
+	if (!u)
+		return NULL;
+	for (size_t c = 0; c < k; c++) {
+		const double *zc = ew->z + (k - 1 - c) * n;
+		for (size_t i = 0; i < n; i++)
+			u[i * k + c] = (float)zc[i];
+	}
+	return u;
+}
+
 /*
- * Gram route: v = Xc^T u, normalised (its norm is sqrt((n-1) lambda)).
- * Mapped back a block of columns at a time so that no F x k double matrix
- * is ever held.
+ * Gram route, step 2: v = Xc^T u, normalised (its norm is sqrt((n-1)
+ * lambda)). Float is enough here: V is stored as float. Features go a block
+ * at a time, so V's rows are filled in order and Xc is again never whole.
  */
-static int basis_from_gram(struct rv_pca *p, const double *xc, size_t n,
+static int basis_from_gram(struct rv_pca *p, const float *x, size_t n,
 			   const struct eig_work *ew, struct rv_err *err)
 {
 	size_t F = p->F, k = p->k;
-	size_t bw = k < GRAM_BLOCK_COLS ? k : GRAM_BLOCK_COLS;
-	double *t = malloc(F * bw * sizeof(*t));
+	float *u = gram_u(ew, k), *blk = malloc(BLOCK * n * sizeof(*blk));
+	double *norm2 = calloc(k, sizeof(*norm2));
+	int rc = 0;
 
-	if (!t)
-		return rv_err_set(err, -ENOMEM, "pca: out of memory mapping eigenvectors back");
-	for (size_t c0 = 0; c0 < k; c0 += bw) {
-		size_t kb = k - c0 < bw ? k - c0 : bw;
-		const double *zb = ew->z + (k - c0 - kb) * n;   /* ascending order */
-
-		cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)F, (int)kb, (int)n,
-			    1.0, xc, (int)F, zb, (int)n, 0.0, t, (int)F);
-		for (size_t q = 0; q < kb; q++) {
-			const double *tq = t + q * F;
-			size_t c = c0 + kb - 1 - q;
-			double nrm = cblas_dnrm2((int)F, tq, 1);
-
-			if (!(nrm > 0.0)) {
-				free(t);
-				return rv_err_set(err, -EIO, "pca: component %zu maps to a zero vector", c);
-			}
-			for (size_t j = 0; j < F; j++)
-				p->V[j * k + c] = (float)(tq[j] / nrm);
-		}
+	if (!u || !blk || !norm2) {
+		rc = rv_err_set(err, -ENOMEM, "pca: out of memory mapping eigenvectors back");
+		goto out;
 	}
-	free(t);
-	return 0;
+	for (size_t j0 = 0; j0 < F; j0 += BLOCK) {
+		size_t nb = F - j0 < BLOCK ? F - j0 : BLOCK;
+
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < nb; j++)
+				blk[i * nb + j] = (float)((double)x[i * F + j0 + j] - p->mu[j0 + j]);
+		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)nb, (int)k, (int)n, 1.0f,
+			    blk, (int)nb, u, (int)k, 0.0f, p->V + j0 * k, (int)k);
+	}
+	for (size_t j = 0; j < F; j++)
+		for (size_t c = 0; c < k; c++)
+			norm2[c] += (double)p->V[j * k + c] * p->V[j * k + c];
+	for (size_t c = 0; c < k; c++)
+		if (!(norm2[c] > 0.0)) {
+			rc = rv_err_set(err, -EIO, "pca: component %zu maps to a zero vector", c);
+			goto out;
+		}
+	for (size_t j = 0; j < F; j++)
+		for (size_t c = 0; c < k; c++)
+			p->V[j * k + c] = (float)(p->V[j * k + c] / sqrt(norm2[c]));
+out:
+	free(u);
+	free(blk);
+	free(norm2);
+	return rc;
 }
 
-/* Everything after centring: eigenproblem, k, basis. */
-static int fit_centred(const double *xc, size_t n, size_t F, double var_keep,
+/* Everything after the means: eigenproblem, k, basis. */
+static int fit_centred(const float *x, size_t n, size_t F, double var_keep,
 		       size_t max_comp, const double *mu, struct rv_pca **out,
 		       struct rv_err *err)
 {
 	struct eig_work ew = { 0 };
 	struct rv_pca *p = NULL;
 	size_t k;
-	int rc = form_cross(xc, n, F, &ew);
+	int rc = form_cross(x, n, F, mu, &ew);
 
 	if (rc < 0) {
 		rc = rv_err_set(err, rc, "pca: out of memory for a %zu-square matrix", ew.m);
@@ -321,7 +373,7 @@ static int fit_centred(const double *xc, size_t n, size_t F, double var_keep,
 	for (size_t c = 0; c < k; c++)
 		p->lambda[c] = ew.w[k - 1 - c];
 	if (F > n)
-		rc = basis_from_gram(p, xc, n, &ew, err);
+		rc = basis_from_gram(p, x, n, &ew, err);
 	else
 		basis_from_cov(p, &ew);
 out:
@@ -337,7 +389,7 @@ out:
 int rv_pca_fit(const float *x, size_t n, size_t F, double var_keep, size_t max_comp,
 	       struct rv_pca **out, struct rv_err *err)
 {
-	double *mu, *xc;
+	double *mu;
 	int rc;
 
 	*out = NULL;
@@ -345,15 +397,10 @@ int rv_pca_fit(const float *x, size_t n, size_t F, double var_keep, size_t max_c
 	if (rc < 0)
 		return rc;
 	mu = malloc(F * sizeof(*mu));
-	xc = malloc(n * F * sizeof(*xc));
-	if (!mu || !xc) {
-		free(mu);
-		free(xc);
-		return rv_err_set(err, -ENOMEM, "pca: out of memory for %zu x %zu rows", n, F);
-	}
-	center_rows(x, n, F, mu, xc);
-	rc = fit_centred(xc, n, F, var_keep, max_comp, mu, out, err);
-	free(xc);
+	if (!mu)
+		return rv_err_set(err, -ENOMEM, "pca: out of memory for %zu means", F);
+	column_means(x, n, F, mu);
+	rc = fit_centred(x, n, F, var_keep, max_comp, mu, out, err);
 	free(mu);
 	return rc;
 }

@@ -224,6 +224,41 @@ int rv_incmerge_finish(struct rv_incmerge *m)
 	return close_open(m);
 }
 
+int rv_incmerge_open_state(const struct rv_incmerge *m, size_t *first_win, size_t *last_flagged,
+			   size_t *flagged)
+{
+	if (!m || !m->open)
+		return 0;
+	if (first_win)
+		*first_win = m->cur.first_win;
+	if (last_flagged)
+		*last_flagged = m->cur.last_win;
+	if (flagged)
+		*flagged = m->cur.flagged;
+	return 1;
+}
+
+int rv_incmerge_covers(const struct rv_incmerge *m, size_t win)
+{
+	for (size_t i = m ? m->nclosed : 0; i-- > 0;) {
+		if (m->closed[i].last_win < win)
+			return 0;
+		if (m->closed[i].first_win <= win)
+			return 1;
+	}
+	return 0;
+}
+
+size_t rv_incmerge_max_gap(const struct rv_incmerge *m)
+{
+	return m ? m->max_gap : 0;
+}
+
+size_t rv_incmerge_min_windows(const struct rv_incmerge *m)
+{
+	return m ? m->min_windows : 1;
+}
+
 size_t rv_incmerge_count(const struct rv_incmerge *m)
 {
 	return m ? m->nclosed : 0;

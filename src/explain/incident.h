@@ -71,7 +71,22 @@ int rv_incmerge_finish(struct rv_incmerge *m);
 
 /* Closed incidents kept, oldest first; get returns NULL past the end. The
  * pointer is valid until the next push or finish. */
+/*
+ * State of the open incident: returns 1 and fills first_win, the window of
+ * its last flagged window and its flagged count when one is open, else 0.
+ * Lets a caller that delays per-window output decide which windows the
+ * incidents cover (any pointer may be NULL).
+ */
+int rv_incmerge_open_state(const struct rv_incmerge *m, size_t *first_win, size_t *last_flagged,
+			   size_t *flagged);
+
+/* 1 when window win lies inside a closed (kept) incident. Looks back from
+ * the newest incident, so it is cheap for recent windows. */
+int rv_incmerge_covers(const struct rv_incmerge *m, size_t win);
+
 size_t rv_incmerge_count(const struct rv_incmerge *m);
+size_t rv_incmerge_max_gap(const struct rv_incmerge *m);
+size_t rv_incmerge_min_windows(const struct rv_incmerge *m);
 const struct rv_incident *rv_incmerge_get(const struct rv_incmerge *m, size_t i);
 /* Incidents dropped for having fewer than min_windows flagged windows. */
 size_t rv_incmerge_dropped(const struct rv_incmerge *m);

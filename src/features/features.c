@@ -219,7 +219,9 @@ static void second_pass(const double *v, size_t n, struct win_stats *s)
 	s->m2 = m2;
 	s->flat = is_flat(s->mean, m2);
 	s->slope = sii > 0.0 ? sic / sii : 0.0;
-	s->skew = s->flat ? 0.0 : (s3 / nd) / pow(m2, 1.5);
+	/* m2^1.5 as m2*sqrt(m2): within an ulp of numpy's pow, at a fraction
+	 * of the cost. */
+	s->skew = s->flat ? 0.0 : (s3 / nd) / (m2 * sqrt(m2));
 	s->kurt = s->flat ? 0.0 : (s4 / nd) / (m2 * m2) - EXCESS_KURT;
 	s->ac1 = s->flat ? 0.0 : sac / (m2 * nd);
 }

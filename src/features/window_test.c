@@ -170,36 +170,56 @@ static void test_reference_layout(void **state)
 	rv_featmat_fini(NULL);
 }
 
-/* Every cell equals rv_feat_window on that channel's window, step 1. */
+/* Cells of the matrix built with the given step; v as in the test below. */
+static void check_cells(const float *v, size_t nrows, size_t ncols, const unsigned *masks,
+			size_t w, size_t step)
+{
+	struct rv_featmat m;
+	double out[RV_F_COUNT], scratch[MAX_ROWS];
+
+	assert_int_equal(rv_featmat_build(v, nrows, ncols, masks, w, step, &m, NULL), 0);
+	assert_int_equal(m.nwin, (nrows - w) / step + 1);
+	for (size_t k = 0; k < m.nwin; k++) {
+		const float *row = m.x + k * m.nfeat;
+
+		assert_int_equal(m.end_row[k], k * step + w - 1);
+		for (size_t c = 0; c < ncols; c++) {
+			rv_feat_window(v + c * nrows + k * step, w, 1, masks[c], out, scratch);
+			for (size_t f = 0; f < rv_feat_count(masks[c]); f++)
+				assert_true(*row++ == (float)out[f]);
+		}
+		assert_true(row == m.x + (k + 1) * m.nfeat);
+	}
+	rv_featmat_fini(&m);
+}
+
+/*
+ * Every cell equals rv_feat_window on that channel's window, whether the
+ * sorted windows slide (step < w) or restart (step >= w), with ties.
+ */
 static void test_cells_match_window(void **state)
 {
-	enum { NROWS = 40, NCOLS = 3, W = 7 };
+	enum { NROWS = 40, NCOLS = 3, W = 7, NTIES = 5 };
 	static float v[NCOLS * NROWS];
 	const unsigned masks[NCOLS] = { RV_FEAT_GAUGE_MASK, RV_FEAT_EVENT_MASK,
 					RV_FEAT_BIT(RV_F_ADF) | RV_FEAT_BIT(RV_F_P75) };
+	const size_t steps[] = { 1, 2, 3, W, W + 2 };
 	struct rv_rng rng;
 	struct rv_featmat m;
-	double out[RV_F_COUNT], scratch[W];
 
 	(void)state;
 	rv_rng_seed(&rng, 3);
 	for (size_t i = 0; i < NCOLS * NROWS; i++)
 		v[i] = (float)rv_rng_uniform(&rng);
+	for (size_t r = 0; r < NROWS; r++)
+		v[r] = 0.25f * (float)rv_rng_below(&rng, NTIES);
 	for (size_t r = 10; r < 20; r++)
 		v[2 * NROWS + r] = 4.0f;  /* flat stretch in channel 2 */
-	assert_int_equal(rv_featmat_build(v, NROWS, NCOLS, masks, W, 1, &m, NULL), 0);
-	assert_int_equal(m.nwin, NROWS - W + 1);
-	assert_int_equal(m.nfeat, 14);
-	for (size_t k = 0; k < m.nwin; k++) {
-		const float *row = m.x + k * m.nfeat;
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+		check_cells(v, NROWS, NCOLS, masks, W, steps[i]);
 
-		assert_int_equal(m.end_row[k], k + W - 1);
-		for (size_t c = 0; c < NCOLS; c++) {
-			rv_feat_window(v + c * NROWS + k, W, 1, masks[c], out, scratch);
-			for (size_t f = 0; f < rv_feat_count(masks[c]); f++)
-				assert_true(*row++ == (float)out[f]);
-		}
-	}
+	assert_int_equal(rv_featmat_build(v, NROWS, NCOLS, masks, W, 1, &m, NULL), 0);
+	assert_int_equal(m.nfeat, 14);
 	/* window 10 covers rows 10..16, all 4.0 in channel 2: p75 (enum order
 	 * first) 4, adf 1 */
 	assert_true(m.x[10 * m.nfeat + 12] == 4.0f && m.x[10 * m.nfeat + 13] == 1.0f);

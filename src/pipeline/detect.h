@@ -100,9 +100,12 @@ void rv_model_free(struct rv_model *m);
 int rv_model_check_table(const struct rv_model *m, const struct rv_table *t, struct rv_err *err);
 
 /*
- * Scores every window of the test table, in order, calling sink (may be
- * NULL) and pushing into merger (may be NULL; rv_incmerge_finish is called
- * at the end). Returns 0 or the first error of the sink, -ENOMEM.
+ * Scores every window of the test table, in order, pushing each into the
+ * incident merger and handing it to sink (may be NULL) once the merger has
+ * decided it: a window's `anomaly` is 1 exactly when it lies inside an
+ * incident (bridged gaps included, blips below incident_min excluded), so
+ * the per-window output and the incidents agree. rv_incmerge_finish is
+ * called at the end. Returns 0 or the first error of the sink, -ENOMEM.
  */
 int rv_model_run(const struct rv_model *m, const struct rv_table *test, const struct rv_sink *sink,
 		 struct rv_incmerge *merger, struct rv_detect_stats *st, struct rv_err *err);

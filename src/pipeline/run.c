@@ -41,6 +41,7 @@ static void buffers_free(struct run_buffers *b)
 	free(b->rk);
 	free(b->rank);
 	rv_ens_scratch_free(b->scratch);
+	memset(b, 0, sizeof(*b));
 }
 
 static int buffers_alloc(struct run_buffers *b, const struct rv_model *m)
@@ -81,10 +82,94 @@ static enum rv_subsystem rank_channels(const struct rv_model *m, struct run_buff
 	return best;
 }
 
+/*
+ * The delay line: a window's final verdict depends on later windows (a gap
+ * may be bridged, a blip shorter than incident_min dropped), so scored
+ * windows wait here until the incident merger has decided them. At most
+ * (incident_min + 1) * (incident_gap + 1) + 1 windows wait at a time.
+ */
+struct pending {
+	struct rv_window_out out;
+	struct rv_ens_result res;
+	uint32_t *rank;
+};
+
+struct delay_line {
+	struct pending *q;
+	size_t cap, head, len;
+};
+
+static int delay_init(struct delay_line *d, const struct rv_model *m, size_t gap, size_t min)
+{
+	d->cap = (min + 1) * (gap + 1) + 1;
+	d->head = d->len = 0;
+	d->q = calloc(d->cap, sizeof(*d->q));
+	if (!d->q)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->cap; i++)
+		if (!(d->q[i].rank = malloc(m->nchan * sizeof(uint32_t))))
+			return -ENOMEM;
+	return 0;
+}
+
+static void delay_fini(struct delay_line *d)
+{
+	for (size_t i = 0; d->q && i < d->cap; i++)
+		free(d->q[i].rank);
+	free(d->q);
+	d->q = NULL;
+}
+
+static void delay_push(struct delay_line *d, const struct rv_window_out *o, size_t nchan)
+{
+	struct pending *p = &d->q[(d->head + d->len) % d->cap];
+
+	p->out = *o;
+	p->res = *o->res;
+	p->out.res = &p->res;
+	if (o->nrank)
+		memcpy(p->rank, o->rank, nchan * sizeof(uint32_t));
+	p->out.rank = p->rank;
+	d->len++;
+}
+
+/* Emits every window the merger has decided; all of them when final. */
+static int delay_flush(struct delay_line *d, const struct rv_incmerge *mg, size_t min,
+		       const struct rv_sink *sink, int final)
+{
+	size_t first = 0, last = 0, flagged = 0;
+	int open = !final && rv_incmerge_open_state(mg, &first, &last, &flagged);
+
+	while (d->len) {
+		struct pending *p = &d->q[d->head];
+		size_t w = p->out.index;
+		int rc;
+
+		if (open && w >= first && (flagged < min || w > last))
+			break;
+		p->res.anomaly = rv_incmerge_covers(mg, w) ||
+				 (open && w >= first && w <= last && flagged >= min);
+		if (sink && (rc = sink->window(sink->ctx, &p->out)) != 0)
+			return rc;
+		d->head = (d->head + 1) % d->cap;
+		d->len--;
+	}
+	return 0;
+}
+
+static void count_window(struct rv_detect_stats *st, const struct rv_ens_result *res)
+{
+	if (!st)
+		return;
+	st->windows++;
+	for (int d = 0; d < RV_DET_COUNT; d++)
+		st->det_flagged[d] += (res->flags >> d) & 1u;
+}
+
 static int score_windows(const struct rv_model *m, const struct rv_table *test,
 			 const struct rv_featmat *fm, struct run_buffers *b,
-			 const struct rv_sink *sink, struct rv_incmerge *merger,
-			 struct rv_detect_stats *st)
+			 const struct rv_sink *sink, struct rv_incmerge *mg,
+			 struct delay_line *dl, size_t min, struct rv_detect_stats *st)
 {
 	for (size_t w = 0; w < fm->nwin; w++) {
 		struct rv_ens_result res;
@@ -99,26 +184,27 @@ static int score_windows(const struct rv_model *m, const struct rv_table *test,
 			out.subsystem = rank_channels(m, b);
 			out.nrank = m->nchan;
 		}
-		if (st) {
-			st->windows++;
-			st->flagged += res.anomaly != 0;
-			for (int d = 0; d < RV_DET_COUNT; d++)
-				st->det_flagged[d] += (res.flags >> d) & 1u;
-		}
-		if (sink && (rc = sink->window(sink->ctx, &out)) != 0)
+		count_window(st, &res);
+		rc = rv_incmerge_push(mg, w, out.ts, res.anomaly, res.fused, res.flags,
+				      b->chan_weight);
+		if (rc)
 			return rc;
-		if (merger && (rc = rv_incmerge_push(merger, w, out.ts, res.anomaly, res.fused,
-						     res.flags, b->chan_weight)) != 0)
+		delay_push(dl, &out, m->nchan);
+		if ((rc = delay_flush(dl, mg, min, sink, 0)) != 0)
 			return rc;
 	}
-	return merger ? rv_incmerge_finish(merger) : 0;
+	if (rv_incmerge_finish(mg) != 0)
+		return -ENOMEM;
+	return delay_flush(dl, mg, min, sink, 1);
 }
 
 int rv_model_run(const struct rv_model *m, const struct rv_table *test, const struct rv_sink *sink,
-		 struct rv_incmerge *merger, struct rv_detect_stats *st, struct rv_err *err)
+		 struct rv_incmerge *mg, struct rv_detect_stats *st, struct rv_err *err)
 {
+	struct delay_line dl = { 0 };
 	struct rv_featmat fm;
 	struct run_buffers b;
+	size_t min = rv_incmerge_min_windows(mg);
 	rv_ns t0;
 	int rc;
 
@@ -133,13 +219,20 @@ int rv_model_run(const struct rv_model *m, const struct rv_table *test, const st
 	if (rc)
 		return rc;
 	rc = buffers_alloc(&b, m);
-	if (!rc) {
+	if (!rc && (rc = delay_init(&dl, m, rv_incmerge_max_gap(mg), min)) == 0) {
 		t0 = rv_clock_ns();
-		rc = score_windows(m, test, &fm, &b, sink, merger, st);
+		rc = score_windows(m, test, &fm, &b, sink, mg, &dl, min, st);
 		if (st)
 			st->score_s += rv_clock_since_s(t0);
-		buffers_free(&b);
 	}
+	if (st) {
+		for (size_t i = 0; i < rv_incmerge_count(mg); i++) {
+			const struct rv_incident *inc = rv_incmerge_get(mg, i);
+			st->flagged += inc->last_win - inc->first_win + 1;
+		}
+	}
+	delay_fini(&dl);
+	buffers_free(&b);
 	rv_featmat_fini(&fm);
 	return rc;
 }
