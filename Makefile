@@ -30,11 +30,11 @@ test-san:
 	@cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 
 bench: build
-	@bench/run.sh
+	@/usr/bin/python3 bench/bench.py
 
 eval: build
 	@scripts/install-deps.sh --eval
-	@scripts/eval-dev.sh
+	@/usr/bin/python3 scripts/eval-dev.py --ablations
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)

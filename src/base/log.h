@@ -2,7 +2,7 @@
  * log.h - the one log sink of reveal.
  *
  * Nothing but this module writes diagnostics. The default sink writes
- * "reveal: level: message\n" to stderr; cli/ may replace it (tests capture
+ * "reveal: level: message\n" to stderr ("reveal: message\n" for info); cli/ may replace it (tests capture
  * messages with their own sink). The sink pointer and level are the only
  * mutable globals (STYLE.md), set once at start-up.
  */

@@ -14,7 +14,9 @@
 #include <string.h>
 #include <strings.h>
 
-enum { NUM_COPY_MAX = 128, EXACT_DIGITS = 19, EXACT_POW10 = 22 };
+/* Longest number text accepted (digits beyond 17 significant ones do not
+ * change a double, but a CSV writer may still print them). */
+enum { NUM_COPY_MAX = 1024, EXACT_DIGITS = 19, EXACT_POW10 = 22 };
 
 static const double pow10_exact[EXACT_POW10 + 1] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,

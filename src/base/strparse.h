@@ -25,7 +25,8 @@ int rv_str_i64(const char **p, const char *end, int64_t *out);
 /*
  * Floating-point number in C-locale syntax: [sign] digits [. digits]
  * [e[sign]digits], or "nan", "inf", "infinity" (any case). Exactly rounded
- * for up to 19 significant digits, strtod beyond. Hex floats are refused.
+ * for up to 19 significant digits, strtod beyond. Hex floats are refused;
+ * so is a number written with more than 1023 characters (-ERANGE).
  */
 int rv_str_double(const char **p, const char *end, double *out);
 

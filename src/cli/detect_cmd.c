@@ -14,6 +14,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/parallel.h"
 #include "cli/cli.h"
 #include "detect/ensemble.h"
 #include "explain/incident.h"
@@ -74,6 +75,11 @@ static const char detect_help[] =
 	"                        score: flag when the mean score ratio exceeds its\n"
 	"                        --fuse-quantile over training (default)\n"
 	"  --votes K             detectors needed by the vote (default 2)\n"
+	"  --fuse-mean geometric|arithmetic\n"
+	"                        how the fused score averages the detectors' score/threshold\n"
+	"                        ratios (default geometric; paper arithmetic)\n"
+	"  --zscore-top F        the zscore detector averages the largest share F of the\n"
+	"                        |z| values (default 0.1; paper 1 = all features)\n"
 	"  --quantile Q          per-detector threshold quantile of training scores (0.99)\n"
 	"  --fuse-quantile Q     threshold quantile of the fused training score (0.99)\n"
 	"  --contamination C     Isolation Forest contamination (0.01)\n"
@@ -81,11 +87,17 @@ static const char detect_help[] =
 	"  --trees N             Isolation Forest trees (100)\n"
 	"  --samples N           Isolation Forest samples per tree (256)\n"
 	"  --seed N              random seed; equal seeds give equal output (0)\n"
+	"  --attribution zscore|ensemble\n"
+	"                        how top_metrics ranks channels: zscore (default) sums\n"
+	"                        |z| of each channel's features; ensemble sums the shares\n"
+	"                        of every firing detector (see docs/EVALUATION.md)\n"
 	"  --gap N               unflagged windows bridged inside one incident (default 2,\n"
 	"                        paper 0); bridged windows are reported as anomalous\n"
 	"  --min-windows N       flagged windows an incident needs (1)\n"
 	"\n"
 	"Other:\n"
+	"  --threads N           worker threads (default: every online CPU); the output\n"
+	"                        does not depend on it\n"
 	"  -q, --quiet           only errors on stderr\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -95,7 +107,7 @@ enum opt_id {
 	OPT_TRAIN = 256, OPT_TEST, OPT_SAVE_MODEL, OPT_MODEL, OPT_INCIDENTS, OPT_INFO, OPT_PRESET,
 	OPT_WINDOW, OPT_STEP, OPT_ADF, OPT_EVENTS, OPT_DETECTORS, OPT_FUSION, OPT_VOTES,
 	OPT_QUANTILE, OPT_FUSE_QUANTILE, OPT_CONTAMINATION, OPT_VARIANCE, OPT_TREES, OPT_SAMPLES,
-	OPT_SEED, OPT_GAP, OPT_MIN_WINDOWS,
+	OPT_SEED, OPT_GAP, OPT_MIN_WINDOWS, OPT_ZSCORE_TOP, OPT_FUSE_MEAN, OPT_THREADS, OPT_ATTRIBUTION,
 };
 
 static const struct option detect_options[] = {
@@ -123,6 +135,10 @@ static const struct option detect_options[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "gap", required_argument, NULL, OPT_GAP },
 	{ "min-windows", required_argument, NULL, OPT_MIN_WINDOWS },
+	{ "zscore-top", required_argument, NULL, OPT_ZSCORE_TOP },
+	{ "fuse-mean", required_argument, NULL, OPT_FUSE_MEAN },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "attribution", required_argument, NULL, OPT_ATTRIBUTION },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -239,6 +255,23 @@ static int apply_config_option(int id, const char *v, struct rv_detect_opts *o)
 		return parse_count("gap", v, 0, &o->incident_gap);
 	case OPT_MIN_WINDOWS:
 		return parse_count("min-windows", v, 1, &o->incident_min);
+	case OPT_ATTRIBUTION:
+		rc = rv_attribution_parse(v);
+		if (rc < 0)
+			return bad_value("attribution", v, "zscore or ensemble");
+		e->attribution = (enum rv_attribution)rc;
+		return 0;
+	case OPT_THREADS:
+		rc = parse_count("threads", v, 1, &n);
+		o->threads = n > RV_PARALLEL_MAX ? RV_PARALLEL_MAX : (unsigned)n;
+		return rc;
+	case OPT_ZSCORE_TOP:
+		return parse_fraction("zscore-top", v, 0.0, 1.0, &e->zscore_top);
+	case OPT_FUSE_MEAN:
+		if (strcmp(v, "geometric") != 0 && strcmp(v, "arithmetic") != 0)
+			return bad_value("fuse-mean", v, "geometric or arithmetic");
+		e->fuse_geometric = v[0] == 'g';
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -306,8 +339,10 @@ static int parse_args(int argc, char **argv, struct detect_args *a)
 	int id;
 
 	memset(a, 0, sizeof(*a));
+	argv[0] = (char *)"reveal detect"; /* the name getopt puts before its complaints */
 	if (apply_preset(argc, argv, &a->opts))
 		return -EINVAL;
+	a->opts.threads = rv_parallel_cpus();
 	optind = 1;
 	opterr = 1;
 	while ((id = getopt_long(argc, argv, "o:qh", detect_options, NULL)) != -1) {
@@ -356,8 +391,11 @@ static int csv_window(void *ctx, const struct rv_window_out *w)
 	for (int d = 0; d < RV_DET_SPE; d++)
 		fprintf(s->f, ",%u", (r->flags >> d) & 1u);
 	fputc(',', s->f);
-	for (size_t i = 0; i < w->nrank; i++)
-		fprintf(s->f, "%s%s", i ? ";" : "", s->m->names[w->rank[i]]);
+	for (size_t i = 0; i < w->nrank; i++) {
+		if (i)
+			putc(';', s->f);
+		fputs(s->m->names[w->rank[i]], s->f);
+	}
 	fprintf(s->f, ",%s,%u", w->nrank ? rv_subsystem_name(w->subsystem) : "",
 		(r->flags >> RV_DET_SPE) & 1u);
 	for (int d = 0; d < RV_DET_COUNT; d++)
@@ -389,7 +427,8 @@ static int read_table(const char *what, const char *path, struct rv_table **t)
 		rv_error("%s", rv_err_text(&err, rc));
 		rv_table_free(*t);
 		*t = NULL;
-		return rc;
+		/* Unreadable, truncated or malformed input is bad input (exit 2). */
+		return rc == -ENOMEM ? rc : -EINVAL;
 	}
 	log_table(what, *t, filled);
 	return 0;
@@ -453,7 +492,7 @@ static int obtain_model(const struct detect_args *a, struct rv_model **m, struct
 		rc = rv_model_load(a->model_in, m, &err);
 		if (rc)
 			rv_error("%s", rv_err_text(&err, rc));
-		return rc;
+		return rc && rc != -ENOMEM ? -EINVAL : rc;
 	}
 	rc = read_table("train", a->train, &train);
 	st->read_s += rv_clock_since_s(t0);
@@ -500,7 +539,7 @@ static int run_test(const struct detect_args *a, const struct rv_model *m, struc
 	}
 	if (!rc)
 		rc = csv_header(cs.f);
-	if (!rc && (rc = rv_model_run(m, test, &sink, mg, st, &err)) != 0)
+	if (!rc && (rc = rv_model_run(m, test, &sink, mg, a->opts.threads, st, &err)) != 0)
 		rv_error("%s", rv_err_text(&err, rc));
 	if (cs.f && !to_stdout && fclose(cs.f) != 0 && !rc) {
 		rc = -EIO;
@@ -539,6 +578,9 @@ int rv_cmd_detect(int argc, char **argv)
 		return rc > 0 ? RV_EXIT_OK : RV_EXIT_USAGE;
 	if (a.quiet)
 		rv_log_set_level(RV_LOG_ERROR);
+	/* BLAS runs single-threaded except inside large PCA fits, which raise
+	 * it themselves: idle OpenBLAS threads spin and steal our cores. */
+	rv_ens_blas_threads(1);
 	memset(&st, 0, sizeof(st));
 	rc = obtain_model(&a, &m, &st);
 	train_feat_s = st.features_s;

@@ -17,10 +17,11 @@
 #include "record/csvwrite.h"
 #include "record/synth.h"
 
-enum { PATH_LEN = 4096, SEED_MAX = 1000000000 };
+enum { PATH_LEN = 4096, SEED_MAX = 1000000000, REPLICAS_MAX = 1000, DURATION_MIN_S = 10 };
 
 static const char synth_help[] =
-	"usage: reveal synth -o DIR [--seed N]\n"
+	"usage: reveal synth -o DIR [--seed N] [--replicas K] [--train-duration D]\n"
+	"                    [--test-duration D]\n"
 	"\n"
 	"Writes a synthetic telemetry data set of a training job sampled every 200 ms\n"
 	"(14 channels: cpu, mem, net, storage, gpu): DIR/train.csv (10 minutes, no\n"
@@ -30,6 +31,11 @@ static const char synth_help[] =
 	"\n"
 	"  -o, --output DIR   folder to write (created if missing)\n"
 	"  --seed N           random seed (default 1)\n"
+	"  --replicas K       K copies of the 14 channels with their own noise, as on a\n"
+	"                     bigger host (default 1; 50 gives 700 channels)\n"
+	"  --train-duration D length of train.csv (default 10m)\n"
+	"  --test-duration D  length of test.csv (default 5m; the faults lie in its\n"
+	"                     first 260 s)\n"
 	"  -h, --help         this text\n";
 
 static int write_labels(const char *path, const struct rv_table *test, const uint8_t *labels)
@@ -75,22 +81,49 @@ static int write_set(const char *dir, const struct rv_synth_params *p)
 	return rc;
 }
 
+static int apply_option(int id, const char *v, struct rv_synth_params *p)
+{
+	unsigned long long n;
+	struct rv_span d;
+
+	if (id == 's' && rv_cli_parse_size(v, SEED_MAX, &n) == 0) {
+		p->seed = n;
+		return 0;
+	}
+	if (id == 'r' && rv_cli_parse_size(v, REPLICAS_MAX, &n) == 0 && n > 0) {
+		p->replicas = n;
+		return 0;
+	}
+	if ((id == 'T' || id == 't') && rv_cli_parse_span(v, &d) == 0 && d.seconds &&
+	    d.value >= DURATION_MIN_S) {
+		*(id == 'T' ? &p->train_s : &p->test_s) = d.value;
+		return 0;
+	}
+	fprintf(stderr, "reveal synth: invalid value '%s' for --%s\n", v,
+		id == 's' ? "seed" : id == 'r' ? "replicas" : id == 'T' ? "train-duration"
+									: "test-duration");
+	return -EINVAL;
+}
+
 int rv_cmd_synth(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "replicas", required_argument, NULL, 'r' },
+		{ "train-duration", required_argument, NULL, 'T' },
+		{ "test-duration", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct rv_synth_fault *f;
 	struct rv_synth_params p;
 	const char *dir = NULL;
-	unsigned long long seed;
 	size_t nf;
 	int id;
 
 	rv_synth_defaults(&p);
+	argv[0] = (char *)"reveal synth";
 	optind = 1;
 	while ((id = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		if (id == 'h') {
@@ -99,11 +132,7 @@ int rv_cmd_synth(int argc, char **argv)
 		}
 		if (id == 'o') {
 			dir = optarg;
-		} else if (id == 's' && rv_cli_parse_size(optarg, SEED_MAX, &seed) == 0) {
-			p.seed = seed;
-		} else {
-			if (id == 's')
-				fprintf(stderr, "reveal synth: invalid --seed '%s'\n", optarg);
+		} else if (id == '?' || apply_option(id, optarg, &p) != 0) {
 			return RV_EXIT_USAGE;
 		}
 	}

@@ -7,38 +7,47 @@
  * raw window with its own scaler and PCA.
  */
 #include "detect/ensemble.h"
+#include "detect/ensemble_int.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cblas.h>
+
+#include "base/parallel.h"
 #include "base/stats.h"
 #include "detect/pca.h"
 #include "detect/scaler.h"
 
-enum { ENS_TAG = 0x534e4552u /* "RENS" */, ENS_VERSION = 1, ENS_MIN_ROWS = 8 };
+enum { ENS_MIN_ROWS = 8 };
 
 /* A threshold never below this, so a detector whose training scores are all
  * 0 (possible for spe on perfectly reconstructible data) still divides. */
 #define ENS_MIN_THRESHOLD 1e-12
 
-struct rv_ensemble {
-	struct rv_ens_config cfg;
-	size_t nfeat, nraw, nchan;
-	uint32_t *feat_chan, *raw_chan;
-	struct rv_scaler fs, rs;
-	struct rv_pca *pca, *spe;
-	struct rv_iforest *ifo;
-	double thr[RV_DET_COUNT];
-	double fuse_thr;
-};
+/* Floor of a ratio inside the geometric mean: one detector scoring 0 must
+ * not veto the others. */
+#define ENS_MIN_RATIO 1e-3
+/* Without a component cap, a subspace detector counts as wide when it has
+ * more than n / this many dimensions. */
+#define CROSSFIT_ROWS_PER_DIM 10
+/* Matrix size from which a PCA fit uses BLAS threads. */
+#define BLAS_THREAD_MIN 1024
+
+
+
+static int pca_fit(const struct rv_ens_config *cfg, const float *z, size_t n, size_t F,
+		   double keep, unsigned threads, struct rv_pca **out, struct rv_err *err);
+static float *standardize(const struct rv_scaler *sc, const float *x, size_t n);
 
 struct rv_ens_scratch {
 	float *z, *rz;
 	double *contrib;     /* max(fs.nout, rs.nout) */
 	double *pscratch;    /* PCA scratch, the larger of both */
 	double *shares;      /* RV_DET_COUNT x nchan per-detector channel shares */
+	double *sel;         /* fs.nout, for the zscore top-share selection */
 };
 
 static const char *const det_names[RV_DET_COUNT] = {
@@ -46,6 +55,11 @@ static const char *const det_names[RV_DET_COUNT] = {
 	[RV_DET_PCA] = "pca",
 	[RV_DET_IFOREST] = "iforest",
 	[RV_DET_SPE] = "spe",
+};
+
+static const char *const attr_names[RV_ATTR_COUNT] = {
+	[RV_ATTR_ZSCORE] = "zscore",
+	[RV_ATTR_ENSEMBLE] = "ensemble",
 };
 
 static const char *const fusion_names[RV_FUSE_COUNT] = {
@@ -71,6 +85,14 @@ int rv_det_parse(const char *name)
 	return -1;
 }
 
+int rv_attribution_parse(const char *name)
+{
+	for (int a = 0; a < RV_ATTR_COUNT; a++)
+		if (strcmp(name, attr_names[a]) == 0)
+			return a;
+	return -1;
+}
+
 int rv_fusion_parse(const char *name)
 {
 	for (int f = 0; f < RV_FUSE_COUNT; f++)
@@ -79,7 +101,7 @@ int rv_fusion_parse(const char *name)
 	return -1;
 }
 
-static int enabled(const struct rv_ensemble *e, enum rv_det d)
+int rv_ens_enabled(const struct rv_ensemble *e, enum rv_det d)
 {
 	return (e->cfg.enabled & RV_DET_BIT(d)) != 0;
 }
@@ -115,7 +137,8 @@ struct rv_ens_scratch *rv_ens_scratch_new(const struct rv_ensemble *e)
 	s->contrib = calloc(nc ? nc : 1, sizeof(*s->contrib));
 	s->pscratch = calloc(np, sizeof(*s->pscratch));
 	s->shares = calloc(RV_DET_COUNT * (e->nchan ? e->nchan : 1), sizeof(*s->shares));
-	if (!s->z || !s->rz || !s->contrib || !s->pscratch || !s->shares) {
+	s->sel = calloc(e->fs.nout ? e->fs.nout : 1, sizeof(*s->sel));
+	if (!s->z || !s->rz || !s->contrib || !s->pscratch || !s->shares || !s->sel) {
 		rv_ens_scratch_free(s);
 		return NULL;
 	}
@@ -131,6 +154,7 @@ void rv_ens_scratch_free(struct rv_ens_scratch *s)
 	free(s->contrib);
 	free(s->pscratch);
 	free(s->shares);
+	free(s->sel);
 	free(s);
 }
 
@@ -149,17 +173,74 @@ static void add_channel_shares(const double *contrib, const struct rv_scaler *sc
 		chan_weight[chan[sc->keep[o]]] += weight * contrib[o] / total;
 }
 
-static double zscore_score(const float *z, size_t n, double *contrib)
+/* Restores the min-heap property of h[0..k-1] below position i. */
+static void sift_down(double *h, size_t k, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < k && h[l] < h[m])
+			m = l;
+		if (r < k && h[r] < h[m])
+			m = r;
+		if (m == i)
+			return;
+		double t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/*
+ * Sum of the k largest of |z[0..n-1]|, with a min-heap of the k best so far in h: after the first few elements
+ * almost every value fails the comparison with the heap's minimum, so this
+ * is one predictable compare per feature.
+ */
+static double top_k_sum(const float *z, size_t n, size_t k, double *h)
 {
 	double sum = 0.0;
 
-	for (size_t j = 0; j < n; j++) {
+	for (size_t j = 0; j < k; j++)
+		h[j] = fabs((double)z[j]);
+	for (size_t i = k / 2; i-- > 0;)
+		sift_down(h, k, i);
+	for (size_t j = k; j < n; j++) {
 		double a = fabs((double)z[j]);
-		sum += a;
-		if (contrib)
-			contrib[j] = a;
+		if (a > h[0]) {
+			h[0] = a;
+			sift_down(h, k, 0);
+		}
 	}
-	return n ? sum / (double)n : 0.0;
+	for (size_t j = 0; j < k; j++)
+		sum += h[j];
+	return sum;
+}
+
+/*
+ * Mean |z| over the features, or, with top in (0, 1), over the largest
+ * top share of them: an anomaly moves a few signals, and averaging over
+ * hundreds of quiet features dilutes it. contrib gets |z| of every feature:
+ * for explaining, how far each signal moved matters, not whether it made
+ * the cut (measured: keeping only the top share ranked the labelled
+ * culprits worse). sel: n doubles of scratch.
+ */
+static double zscore_score(const float *z, size_t n, double top, double *contrib, double *sel)
+{
+	size_t k = top > 0.0 && top < 1.0 ? (size_t)ceil(top * (double)n) : n;
+	double sum = 0.0;
+
+	if (n == 0)
+		return 0.0;
+	if (k < n) {
+		sum = top_k_sum(z, n, k, sel);
+	} else {
+		for (size_t j = 0; j < n; j++)
+			sum += fabs((double)z[j]);
+	}
+	if (contrib)
+		for (size_t j = 0; j < n; j++)
+			contrib[j] = fabs((double)z[j]);
+	return sum / (double)k;
 }
 
 /* Raw scores of every enabled detector; contributions go to per-detector
@@ -174,11 +255,11 @@ static void score_raw(const struct rv_ensemble *e, const float *feat, const floa
 		double *sh = shares ? shares + (size_t)d * e->nchan : NULL;
 
 		score[d] = 0.0;
-		if (!enabled(e, (enum rv_det)d))
+		if (!rv_ens_enabled(e, (enum rv_det)d))
 			continue;
 		switch (d) {
 		case RV_DET_ZSCORE:
-			score[d] = zscore_score(s->z, e->fs.nout, c);
+			score[d] = zscore_score(s->z, e->fs.nout, e->cfg.zscore_top, c, s->sel);
 			break;
 		case RV_DET_PCA:
 			score[d] = rv_pca_t2(e->pca, s->z, c, s->pscratch);
@@ -205,21 +286,24 @@ static void fuse(const struct rv_ensemble *e, struct rv_ens_result *res)
 {
 	unsigned votes = 0, n = 0;
 	double sum = 0.0;
+	int geo = e->cfg.fuse_geometric;
 
 	res->flags = 0;
 	for (int d = 0; d < RV_DET_COUNT; d++) {
 		res->ratio[d] = 0.0;
-		if (!enabled(e, (enum rv_det)d))
+		if (!rv_ens_enabled(e, (enum rv_det)d))
 			continue;
 		res->ratio[d] = res->score[d] / e->thr[d];
 		if (res->score[d] > e->thr[d]) {
 			res->flags |= RV_DET_BIT(d);
 			votes++;
 		}
-		sum += res->ratio[d];
+		sum += geo ? log(fmax(res->ratio[d], ENS_MIN_RATIO)) : res->ratio[d];
 		n++;
 	}
 	res->fused = n ? sum / n : 0.0;
+	if (geo)
+		res->fused = exp(res->fused);
 	if (e->cfg.fusion == RV_FUSE_VOTE)
 		res->anomaly = votes >= e->cfg.vote_k;
 	else
@@ -231,19 +315,38 @@ void rv_ens_score(const struct rv_ensemble *e, const float *feat, const float *r
 {
 	unsigned use;
 
-	score_raw(e, feat, raw, s, res->score, chan_weight ? s->shares : NULL);
+	/* Contributions cost as much again as the scores, and only windows that
+	 * something flagged are explained: score first, explain if needed. */
+	score_raw(e, feat, raw, s, res->score, NULL);
 	fuse(e, res);
 	if (!chan_weight)
 		return;
 	memset(chan_weight, 0, e->nchan * sizeof(*chan_weight));
+	if (!res->flags && !res->anomaly)
+		return;
+	if (e->cfg.attribution == RV_ATTR_ZSCORE) {
+		zscore_score(s->z, e->fs.nout, 1.0, s->contrib, s->sel);
+		add_channel_shares(s->contrib, &e->fs, e->feat_chan, 1.0, chan_weight);
+		return;
+	}
+	score_raw(e, feat, raw, s, res->score, s->shares);
 	use = res->flags ? res->flags : e->cfg.enabled;
 	for (int d = 0; d < RV_DET_COUNT; d++) {
 		const double *sh = s->shares + (size_t)d * e->nchan;
 		if (!(use & RV_DET_BIT(d)))
 			continue;
 		for (size_t c = 0; c < e->nchan; c++)
-			chan_weight[c] += res->ratio[d] * sh[c];
+			chan_weight[c] += sh[c];
 	}
+}
+
+int rv_ens_blas_threads(int n)
+{
+	int before = openblas_get_num_threads();
+
+	if (n != before)
+		openblas_set_num_threads(n);
+	return before;
 }
 
 /* Threshold of detector d from its training scores (sorted in place). */
@@ -255,27 +358,123 @@ static double threshold_of(const struct rv_ensemble *e, enum rv_det d, double *v
 	return t > ENS_MIN_THRESHOLD ? t : ENS_MIN_THRESHOLD;
 }
 
+struct train_scoring {
+	const struct rv_ensemble *e;
+	const struct rv_ens_train *tr;
+	struct rv_ens_scratch *s[RV_PARALLEL_MAX];
+	double *v;                     /* n x RV_DET_COUNT raw scores */
+};
+
+static int score_train_slice(void *ctx, size_t begin, size_t end, unsigned slot)
+{
+	struct train_scoring *ts = ctx;
+	const struct rv_ens_train *tr = ts->tr;
+
+	for (size_t i = begin; i < end; i++) {
+		const float *raw = tr->raw ? tr->raw + i * tr->nraw : NULL;
+		score_raw(ts->e, tr->feat + i * tr->nfeat, raw, ts->s[slot],
+			  ts->v + i * RV_DET_COUNT, NULL);
+	}
+	return 0;
+}
+
+/* Raw scores of every training row into v (n x RV_DET_COUNT), in parallel. */
+static int score_training(const struct rv_ensemble *e, const struct rv_ens_train *tr, double *v)
+{
+	unsigned threads = tr->threads ? tr->threads : 1;
+	struct train_scoring ts = { .e = e, .tr = tr, .v = v };
+	int rc = 0, blas;
+
+	if (threads > RV_PARALLEL_MAX)
+		threads = RV_PARALLEL_MAX;
+	for (unsigned t = 0; t < threads && !rc; t++)
+		if (!(ts.s[t] = rv_ens_scratch_new(e)))
+			rc = -ENOMEM;
+	if (!rc) {
+		blas = rv_ens_blas_threads(1);
+		rc = rv_parallel_for(tr->n, threads, score_train_slice, &ts);
+		rv_ens_blas_threads(blas);
+	}
+	for (unsigned t = 0; t < threads; t++)
+		rv_ens_scratch_free(ts.s[t]);
+	return rc;
+}
+
+/*
+ * In-sample scores of a subspace detector understate what unseen windows
+ * score when the input is wide (many dimensions per training row): the
+ * fitted subspace has absorbed the training rows' own noise, so a
+ * threshold from them flags nearly every new window. For such inputs the
+ * threshold scores are replaced by out-of-fold ones: fit on the first half
+ * of the training windows, score the second, and the other way round
+ * (contiguous halves, so overlapping windows do not leak across).
+ */
+static int is_wide(const struct rv_ensemble *e, size_t n, size_t dims)
+{
+	size_t rows = e->cfg.pca_rows_per_comp ? e->cfg.pca_rows_per_comp : CROSSFIT_ROWS_PER_DIM;
+
+	return dims * rows > n;
+}
+
+static int crossfit(const struct rv_ensemble *e, enum rv_det d, const struct rv_ens_train *tr,
+		    double *v)
+{
+	const struct rv_scaler *sc = d == RV_DET_SPE ? &e->rs : &e->fs;
+	const float *x = d == RV_DET_SPE ? tr->raw : tr->feat;
+	double keep = d == RV_DET_SPE ? e->cfg.spe_var_keep : e->cfg.var_keep;
+	size_t half = tr->n / 2, dims = sc->nout;
+	float *z = standardize(sc, x, tr->n);
+	double *scratch = NULL;
+	int rc = z ? 0 : -ENOMEM;
+
+	for (int fold = 0; fold < 2 && !rc; fold++) {
+		size_t f0 = fold ? half : 0, fn = fold ? tr->n - half : half;
+		size_t t0 = fold ? 0 : half, tn = fold ? half : tr->n - half;
+		struct rv_pca *p = NULL;
+
+		rc = pca_fit(&e->cfg, z + f0 * dims, fn, dims, keep, tr->threads, &p, NULL);
+		if (!rc && !(scratch = realloc(scratch, rv_pca_scratch_len(p) * sizeof(double))))
+			rc = -ENOMEM;
+		for (size_t i = t0; i < t0 + tn && !rc; i++) {
+			const float *row = z + i * dims;
+			v[i * RV_DET_COUNT + (size_t)d] = d == RV_DET_SPE
+				? rv_pca_spe(p, row, NULL, scratch) : rv_pca_t2(p, row, NULL, scratch);
+		}
+		rv_pca_free(p);
+	}
+	free(scratch);
+	free(z);
+	return rc;
+}
+
+static int out_of_fold(const struct rv_ensemble *e, const struct rv_ens_train *tr, double *v)
+{
+	static const enum rv_det subspace[] = { RV_DET_PCA, RV_DET_SPE };
+	int rc = 0;
+
+	if (tr->n < 2 * ENS_MIN_ROWS)
+		return 0;
+	for (size_t i = 0; i < sizeof(subspace) / sizeof(subspace[0]) && !rc; i++) {
+		enum rv_det d = subspace[i];
+		size_t dims = d == RV_DET_SPE ? e->rs.nout : e->fs.nout;
+		if (rv_ens_enabled(e, d) && is_wide(e, tr->n, dims))
+			rc = crossfit(e, d, tr, v);
+	}
+	return rc;
+}
+
 static int fit_thresholds(struct rv_ensemble *e, const struct rv_ens_train *tr)
 {
-	struct rv_ens_scratch *s = rv_ens_scratch_new(e);
 	double *v = malloc(tr->n * RV_DET_COUNT * sizeof(*v));
 	double *tmp = malloc(tr->n * sizeof(*tmp));
 	struct rv_ens_result res;
-	int rc = 0;
+	int rc = v && tmp ? score_training(e, tr, v) : -ENOMEM;
 
-	if (!s || !v || !tmp) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < tr->n; i++) {
-		const float *raw = tr->raw ? tr->raw + i * tr->nraw : NULL;
-		score_raw(e, tr->feat + i * tr->nfeat, raw, s, res.score, NULL);
-		for (int d = 0; d < RV_DET_COUNT; d++)
-			v[i * RV_DET_COUNT + (size_t)d] = res.score[d];
-	}
-	for (int d = 0; d < RV_DET_COUNT; d++) {
+	if (!rc)
+		rc = out_of_fold(e, tr, v);
+	for (int d = 0; d < RV_DET_COUNT && !rc; d++) {
 		e->thr[d] = 1.0;
-		if (!enabled(e, (enum rv_det)d))
+		if (!rv_ens_enabled(e, (enum rv_det)d))
 			continue;
 		for (size_t i = 0; i < tr->n; i++)
 			tmp[i] = v[i * RV_DET_COUNT + (size_t)d];
@@ -283,16 +482,41 @@ static int fit_thresholds(struct rv_ensemble *e, const struct rv_ens_train *tr)
 	}
 	/* The fused score needs the thresholds; its own threshold is a quantile
 	 * of the training windows' fused scores. */
-	for (size_t i = 0; i < tr->n; i++) {
+	for (size_t i = 0; i < tr->n && !rc; i++) {
 		memcpy(res.score, v + i * RV_DET_COUNT, sizeof(res.score));
 		fuse(e, &res);
 		tmp[i] = res.fused;
 	}
-	e->fuse_thr = rv_quantile_inplace(tmp, tr->n, e->cfg.fuse_quantile);
-out:
+	if (!rc)
+		e->fuse_thr = rv_quantile_inplace(tmp, tr->n, e->cfg.fuse_quantile);
 	free(v);
 	free(tmp);
-	rv_ens_scratch_free(s);
+	return rc;
+}
+
+/*
+ * PCA fit with BLAS threads only for large problems: below BLAS_THREAD_MIN
+ * rows or columns the threads' spin-waiting after each call costs more CPU
+ * than the parallel speed-up saves, and it steals the cores from our own
+ * scoring threads.
+ */
+static int pca_fit(const struct rv_ens_config *cfg, const float *z, size_t n, size_t F,
+		   double keep, unsigned threads, struct rv_pca **out, struct rv_err *err)
+{
+	int big = (n < F ? n : F) >= BLAS_THREAD_MIN;
+	size_t max_comp = cfg->pca_max_comp;
+
+	/* A component estimated from too few rows is noise with a tiny
+	 * eigenvalue, and 1 / lambda turns it into false alarms. */
+	if (cfg->pca_rows_per_comp > 0) {
+		size_t by_rows = n / cfg->pca_rows_per_comp > 0 ? n / cfg->pca_rows_per_comp : 1;
+		if (max_comp == 0 || by_rows < max_comp)
+			max_comp = by_rows;
+	}
+	int before = rv_ens_blas_threads(big && threads > 1 ? (int)threads : 1);
+	int rc = rv_pca_fit(z, n, F, keep, max_comp, out, err);
+
+	rv_ens_blas_threads(before);
 	return rc;
 }
 
@@ -308,29 +532,6 @@ static float *standardize(const struct rv_scaler *sc, const float *x, size_t n)
 	return z;
 }
 
-static int fit_feature_detectors(struct rv_ensemble *e, const struct rv_ens_train *tr,
-				 struct rv_err *err)
-{
-	float *z;
-	int rc;
-
-	rc = rv_scaler_fit(&e->fs, tr->feat, tr->n, tr->nfeat, err);
-	if (rc)
-		return rc;
-	if (!(e->cfg.enabled & (RV_DET_BIT(RV_DET_PCA) | RV_DET_BIT(RV_DET_IFOREST))))
-		return 0;
-	z = standardize(&e->fs, tr->feat, tr->n);
-	if (!z)
-		return -ENOMEM;
-	if (enabled(e, RV_DET_PCA))
-		rc = rv_pca_fit(z, tr->n, e->fs.nout, e->cfg.var_keep, e->cfg.pca_max_comp,
-				&e->pca, err);
-	if (!rc && enabled(e, RV_DET_IFOREST))
-		rc = rv_iforest_fit(z, tr->n, e->fs.nout, &e->cfg.iforest, &e->ifo, err);
-	free(z);
-	return rc;
-}
-
 static int fit_spe(struct rv_ensemble *e, const struct rv_ens_train *tr, struct rv_err *err)
 {
 	float *z;
@@ -344,10 +545,66 @@ static int fit_spe(struct rv_ensemble *e, const struct rv_ens_train *tr, struct 
 	z = standardize(&e->rs, tr->raw, tr->n);
 	if (!z)
 		return -ENOMEM;
-	rc = rv_pca_fit(z, tr->n, e->rs.nout, e->cfg.spe_var_keep, e->cfg.pca_max_comp, &e->spe,
-			err);
+	rc = pca_fit(&e->cfg, z, tr->n, e->rs.nout, e->cfg.spe_var_keep, tr->threads, &e->spe, err);
 	free(z);
 	return rc;
+}
+
+/* The three model fits are independent: they run side by side. */
+enum { TASK_PCA, TASK_IFOREST, TASK_SPE, TASK_COUNT };
+
+struct fit_tasks {
+	struct rv_ensemble *e;
+	const struct rv_ens_train *tr;
+	const float *z;                 /* standardized features */
+	struct rv_err err[TASK_COUNT];
+	int rc[TASK_COUNT];
+};
+
+static int fit_task(void *ctx, size_t begin, size_t end, unsigned slot)
+{
+	struct fit_tasks *ft = ctx;
+	struct rv_ensemble *e = ft->e;
+	const struct rv_ens_train *tr = ft->tr;
+
+	(void)slot;
+	for (size_t t = begin; t < end; t++) {
+		struct rv_err *err = &ft->err[t];
+		if (t == TASK_PCA && rv_ens_enabled(e, RV_DET_PCA))
+			ft->rc[t] = pca_fit(&e->cfg, ft->z, tr->n, e->fs.nout, e->cfg.var_keep,
+					    tr->threads, &e->pca, err);
+		else if (t == TASK_IFOREST && rv_ens_enabled(e, RV_DET_IFOREST))
+			ft->rc[t] = rv_iforest_fit(ft->z, tr->n, e->fs.nout, &e->cfg.iforest,
+						   &e->ifo, err);
+		else if (t == TASK_SPE && rv_ens_enabled(e, RV_DET_SPE))
+			ft->rc[t] = fit_spe(e, tr, err);
+	}
+	return 0;
+}
+
+static int fit_detectors(struct rv_ensemble *e, const struct rv_ens_train *tr, struct rv_err *err)
+{
+	struct fit_tasks ft = { .e = e, .tr = tr };
+	unsigned threads = tr->threads < TASK_COUNT ? tr->threads : TASK_COUNT;
+	float *z;
+	int rc;
+
+	rc = rv_scaler_fit(&e->fs, tr->feat, tr->n, tr->nfeat, err);
+	if (rc)
+		return rc;
+	z = standardize(&e->fs, tr->feat, tr->n);
+	if (!z)
+		return -ENOMEM;
+	ft.z = z;
+	rv_parallel_for(TASK_COUNT, threads, fit_task, &ft);
+	free(z);
+	for (int t = 0; t < TASK_COUNT; t++) {
+		if (ft.rc[t]) {
+			rv_err_set(err, ft.rc[t], "%s", rv_err_text(&ft.err[t], ft.rc[t]));
+			return ft.rc[t];
+		}
+	}
+	return 0;
 }
 
 static uint32_t *copy_u32(const uint32_t *v, size_t n)
@@ -384,9 +641,7 @@ int rv_ens_fit(const struct rv_ens_config *cfg, const struct rv_ens_train *tr,
 			       tr->raw_chan ? e->nraw : 0);
 	rc = e->feat_chan && e->raw_chan ? 0 : -ENOMEM;
 	if (!rc)
-		rc = fit_feature_detectors(e, tr, err);
-	if (!rc && enabled(e, RV_DET_SPE))
-		rc = fit_spe(e, tr, err);
+		rc = fit_detectors(e, tr, err);
 	if (!rc)
 		rc = fit_thresholds(e, tr);
 	if (rc) {
@@ -422,145 +677,3 @@ size_t rv_ens_features_kept(const struct rv_ensemble *e)
 	return e->fs.nout;
 }
 
-static void save_config(const struct rv_ens_config *c, struct rv_wbuf *b)
-{
-	rv_wbuf_u32(b, c->enabled);
-	rv_wbuf_f64(b, c->quantile);
-	rv_wbuf_f64(b, c->contamination);
-	rv_wbuf_f64(b, c->var_keep);
-	rv_wbuf_f64(b, c->spe_var_keep);
-	rv_wbuf_u64(b, c->pca_max_comp);
-	rv_wbuf_u64(b, c->iforest.trees);
-	rv_wbuf_u64(b, c->iforest.samples);
-	rv_wbuf_u64(b, c->iforest.seed);
-	rv_wbuf_u32(b, c->fusion);
-	rv_wbuf_u32(b, c->vote_k);
-	rv_wbuf_f64(b, c->fuse_quantile);
-}
-
-static int load_config(struct rv_ens_config *c, struct rv_rbuf *b)
-{
-	c->enabled = rv_rbuf_u32(b);
-	c->quantile = rv_rbuf_f64(b);
-	c->contamination = rv_rbuf_f64(b);
-	c->var_keep = rv_rbuf_f64(b);
-	c->spe_var_keep = rv_rbuf_f64(b);
-	c->pca_max_comp = rv_rbuf_u64(b);
-	c->iforest.trees = rv_rbuf_u64(b);
-	c->iforest.samples = rv_rbuf_u64(b);
-	c->iforest.seed = rv_rbuf_u64(b);
-	c->fusion = rv_rbuf_u32(b);
-	c->vote_k = rv_rbuf_u32(b);
-	c->fuse_quantile = rv_rbuf_f64(b);
-	if (b->bad || !(c->enabled & ((1u << RV_DET_COUNT) - 1)) ||
-	    c->enabled >= (1u << RV_DET_COUNT) || c->fusion >= RV_FUSE_COUNT)
-		return -EINVAL;
-	return 0;
-}
-
-void rv_ens_save(const struct rv_ensemble *e, struct rv_wbuf *b)
-{
-	rv_wbuf_u32(b, ENS_TAG);
-	rv_wbuf_u32(b, ENS_VERSION);
-	save_config(&e->cfg, b);
-	rv_wbuf_u64(b, e->nfeat);
-	rv_wbuf_u64(b, e->nraw);
-	rv_wbuf_u64(b, e->nchan);
-	for (size_t j = 0; j < e->nfeat; j++)
-		rv_wbuf_u32(b, e->feat_chan[j]);
-	for (size_t j = 0; j < e->nraw; j++)
-		rv_wbuf_u32(b, e->raw_chan[j]);
-	rv_wbuf_f64s(b, e->thr, RV_DET_COUNT);
-	rv_wbuf_f64(b, e->fuse_thr);
-	rv_scaler_save(&e->fs, b);
-	if (enabled(e, RV_DET_PCA))
-		rv_pca_save(e->pca, b);
-	if (enabled(e, RV_DET_IFOREST))
-		rv_iforest_save(e->ifo, b);
-	if (enabled(e, RV_DET_SPE)) {
-		rv_scaler_save(&e->rs, b);
-		rv_pca_save(e->spe, b);
-	}
-}
-
-static int load_maps(struct rv_ensemble *e, struct rv_rbuf *b)
-{
-	e->nfeat = rv_rbuf_u64(b);
-	e->nraw = rv_rbuf_u64(b);
-	e->nchan = rv_rbuf_u64(b);
-	if (b->bad || e->nchan == 0 || !rv_rbuf_has(b, e->nfeat + e->nraw, 4))
-		return -EINVAL;
-	e->feat_chan = malloc((e->nfeat ? e->nfeat : 1) * sizeof(uint32_t));
-	e->raw_chan = malloc((e->nraw ? e->nraw : 1) * sizeof(uint32_t));
-	if (!e->feat_chan || !e->raw_chan)
-		return -ENOMEM;
-	for (size_t j = 0; j < e->nfeat; j++)
-		if ((e->feat_chan[j] = rv_rbuf_u32(b)) >= e->nchan)
-			return -EINVAL;
-	for (size_t j = 0; j < e->nraw; j++)
-		if ((e->raw_chan[j] = rv_rbuf_u32(b)) >= e->nchan)
-			return -EINVAL;
-	rv_rbuf_f64s(b, e->thr, RV_DET_COUNT);
-	e->fuse_thr = rv_rbuf_f64(b);
-	for (int d = 0; d < RV_DET_COUNT; d++)
-		if (!(e->thr[d] > 0.0) || !isfinite(e->thr[d]))
-			return -EINVAL;
-	return b->bad || !isfinite(e->fuse_thr) ? -EINVAL : 0;
-}
-
-static int load_detectors(struct rv_ensemble *e, struct rv_rbuf *b, struct rv_err *err)
-{
-	int rc = rv_scaler_load(&e->fs, b, err);
-
-	if (!rc && e->fs.nin != e->nfeat)
-		rc = rv_err_set(err, -EINVAL, "model: scaler does not match the feature count");
-	if (!rc && enabled(e, RV_DET_PCA)) {
-		rc = rv_pca_load(b, &e->pca, err);
-		if (!rc && rv_pca_dim(e->pca) != e->fs.nout)
-			rc = rv_err_set(err, -EINVAL, "model: PCA dimension mismatch");
-	}
-	if (!rc && enabled(e, RV_DET_IFOREST)) {
-		rc = rv_iforest_load(b, &e->ifo, err);
-		if (!rc && rv_iforest_dim(e->ifo) != e->fs.nout)
-			rc = rv_err_set(err, -EINVAL, "model: Isolation Forest dimension mismatch");
-	}
-	if (!rc && enabled(e, RV_DET_SPE)) {
-		rc = rv_scaler_load(&e->rs, b, err);
-		if (!rc && e->rs.nin != e->nraw)
-			rc = rv_err_set(err, -EINVAL, "model: raw scaler mismatch");
-		if (!rc)
-			rc = rv_pca_load(b, &e->spe, err);
-		if (!rc && rv_pca_dim(e->spe) != e->rs.nout)
-			rc = rv_err_set(err, -EINVAL, "model: raw PCA dimension mismatch");
-	}
-	return rc;
-}
-
-int rv_ens_load(struct rv_rbuf *b, struct rv_ensemble **out, struct rv_err *err)
-{
-	struct rv_ensemble *e;
-	int rc;
-
-	*out = NULL;
-	if (rv_rbuf_u32(b) != ENS_TAG || rv_rbuf_u32(b) != ENS_VERSION)
-		return rv_err_set(err, -EINVAL, "model: detector section has a bad tag or version");
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	rc = load_config(&e->cfg, b);
-	if (rc)
-		rv_err_set(err, rc, "model: invalid detector configuration");
-	if (!rc) {
-		rc = load_maps(e, b);
-		if (rc)
-			rv_err_set(err, rc, "model: invalid channel maps or thresholds");
-	}
-	if (!rc)
-		rc = load_detectors(e, b, err);
-	if (rc) {
-		rv_ens_free(e);
-		return rc;
-	}
-	*out = e;
-	return 0;
-}

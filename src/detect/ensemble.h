@@ -7,7 +7,8 @@
  * detector's per-column contributions become per-channel weights.
  *
  * Detectors (bit i of the masks is enum rv_det i):
- *   zscore  : mean |z| over standardized features (the paper's);
+ *   zscore  : mean |z| over standardized features (the paper's), or over
+ *             the largest zscore_top share of them;
  *   pca     : Mahalanobis distance in the PCA subspace keeping var_keep of
  *             the variance (the paper's);
  *   iforest : Isolation Forest score (the paper's, contamination 1 %);
@@ -18,7 +19,8 @@
  * scikit-learn's offset_). ratio = score / threshold (> 1: over threshold).
  * Fusion: RV_FUSE_VOTE flags a window when at least vote_k detectors are
  * over their thresholds (the paper: 2 of 3); RV_FUSE_SCORE flags it when the
- * fused score (mean of the ratios of the enabled detectors) exceeds the
+ * fused score (the arithmetic or, with fuse_geometric, geometric mean of
+ * the ratios of the enabled detectors) exceeds the
  * fuse_quantile quantile of the training windows' fused scores.
  * Computing stage: no I/O. Scoring allocates nothing (scratch at _new).
  */
@@ -35,6 +37,17 @@
 enum rv_det { RV_DET_ZSCORE, RV_DET_PCA, RV_DET_IFOREST, RV_DET_SPE, RV_DET_COUNT };
 enum rv_fusion { RV_FUSE_VOTE, RV_FUSE_SCORE, RV_FUSE_COUNT };
 
+/*
+ * How a flagged window's channels are ranked:
+ *   RV_ATTR_ZSCORE   : |z| of every feature, summed per channel (how far each
+ *                      signal moved from its baseline);
+ *   RV_ATTR_ENSEMBLE : each firing detector's per-channel shares (zscore |z|,
+ *                      pca share of T2, iforest isolating splits, spe
+ *                      residual), summed with equal weight.
+ * docs/EVALUATION.md compares them; zscore ranked labelled culprits better.
+ */
+enum rv_attribution { RV_ATTR_ZSCORE, RV_ATTR_ENSEMBLE, RV_ATTR_COUNT };
+
 #define RV_DET_BIT(d) (1u << (d))
 
 struct rv_ens_config {
@@ -44,10 +57,14 @@ struct rv_ens_config {
 	double var_keep;            /* PCA variance kept, 0.95 */
 	double spe_var_keep;        /* raw-window PCA variance kept */
 	size_t pca_max_comp;        /* 0 = no cap */
+	size_t pca_rows_per_comp;   /* at most n / this components (0 = no cap) */
 	struct rv_iforest_params iforest;
 	enum rv_fusion fusion;
 	unsigned vote_k;            /* RV_FUSE_VOTE: detectors needed */
 	double fuse_quantile;       /* RV_FUSE_SCORE: threshold quantile */
+	double zscore_top;          /* zscore averages the top share of |z| (0 or 1: all) */
+	int fuse_geometric;         /* fused score: geometric (1) or arithmetic (0) mean */
+	enum rv_attribution attribution;
 };
 
 const char *rv_det_name(enum rv_det d);
@@ -55,6 +72,7 @@ const char *rv_fusion_name(enum rv_fusion f);
 /* Parses a detector or fusion name; returns its index or -1. */
 int rv_det_parse(const char *name);
 int rv_fusion_parse(const char *name);
+int rv_attribution_parse(const char *name);
 
 struct rv_ensemble;
 
@@ -67,6 +85,7 @@ struct rv_ens_train {
 	const uint32_t *raw_chan;   /* nraw channel indices */
 	size_t n;
 	size_t nchan;
+	unsigned threads;           /* for scoring the training rows (0: 1) */
 };
 
 /* Fits every enabled detector and its threshold. *out is freed with
@@ -90,12 +109,20 @@ void rv_ens_scratch_free(struct rv_ens_scratch *s);
 
 /*
  * Scores one window. chan_weight (nchan doubles, may be NULL) receives the
- * attribution: each detector's per-channel shares (summing to 1) weighted by
- * its ratio, over the detectors that fired (all enabled ones when none did).
- * Allocates nothing.
+ * attribution (enum rv_attribution; with ensemble, over the detectors that
+ * fired, all enabled ones when only the fusion did) when a detector or the
+ * fusion flagged the window, zeros otherwise. Allocates nothing.
  */
 void rv_ens_score(const struct rv_ensemble *e, const float *feat, const float *raw,
 		  struct rv_ens_scratch *s, struct rv_ens_result *res, double *chan_weight);
+
+/*
+ * Sets the BLAS threads for what follows (a process-wide OpenBLAS setting)
+ * and returns the previous count, to restore it. Fitting wants every core;
+ * per-window scoring wants 1, because threading one small matrix-vector
+ * product costs more in wake-ups than it saves.
+ */
+int rv_ens_blas_threads(int n);
 
 const struct rv_ens_config *rv_ens_config(const struct rv_ensemble *e);
 double rv_ens_threshold(const struct rv_ensemble *e, enum rv_det d);

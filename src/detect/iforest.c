@@ -52,6 +52,9 @@ enum {
 };
 
 #define IFOREST_LEAF UINT32_MAX
+/* Largest sample size whose node-size logarithms are tabulated: the
+ * contributions take one log per split, which dominated explaining. */
+#define LN_TABLE_MAX 65536
 /* sklearn's FEATURE_THRESHOLD: a smaller spread counts as constant. */
 #define IFOREST_CONST_SPREAD 1e-7
 #define IFOREST_EULER_GAMMA 0.5772156649015329
@@ -71,6 +74,7 @@ struct rv_iforest {
 	size_t samples;         /* rows per tree: min(params.samples, n) */
 	double c_norm;          /* c(samples) */
 	uint32_t *root;         /* trees + 1 entries: first node of each tree, then the end */
+	double *ln_size;        /* ln(k) for node sizes k <= samples (NULL past LN_TABLE_MAX) */
 	struct rv_iforest_node *nodes;
 	size_t n_nodes;
 };
@@ -278,7 +282,10 @@ static struct rv_iforest *forest_alloc(size_t F, size_t trees, size_t samples, s
 	f->c_norm = avg_path(samples);
 	f->root = calloc(trees + 1, sizeof(*f->root));
 	f->nodes = calloc(cap ? cap : 1, sizeof(*f->nodes));
-	if (!f->root || !f->nodes) {
+	if (samples <= LN_TABLE_MAX && (f->ln_size = malloc((samples + 1) * sizeof(double))))
+		for (size_t k = 1; k <= samples; k++)
+			f->ln_size[k] = log((double)k);
+	if (!f->root || !f->nodes || (samples <= LN_TABLE_MAX && !f->ln_size)) {
 		rv_iforest_free(f);
 		return NULL;
 	}
@@ -333,6 +340,7 @@ void rv_iforest_free(struct rv_iforest *f)
 		return;
 	free(f->root);
 	free(f->nodes);
+	free(f->ln_size);
 	free(f);
 }
 
@@ -361,7 +369,8 @@ static double add_contrib(const struct rv_iforest *f, size_t i, const float *x, 
 		double shed;
 
 		i = x[nodes[i].feature] <= nodes[i].value ? i + 1 : nodes[i].right;
-		shed = w * log((double)nodes[parent].size / (double)nodes[i].size);
+		shed = f->ln_size ? w * (f->ln_size[nodes[parent].size] - f->ln_size[nodes[i].size])
+				  : w * log((double)nodes[parent].size / (double)nodes[i].size);
 		contrib[nodes[parent].feature] += shed;
 		added += shed;
 	}

@@ -12,6 +12,8 @@
  */
 #include "features/window.h"
 
+#include "base/parallel.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,11 +153,11 @@ static float *emit(float *row, unsigned mask, const double *rest,
 /* scratch: w doubles for rv_feat_window, then w sorted doubles per channel. */
 static void fill_rows(struct rv_featmat *m, const float *values, size_t nrows,
 		      size_t ncols, const unsigned *masks, size_t w, size_t step,
-		      double *scratch)
+		      double *scratch, size_t k0, size_t k1)
 {
 	double rest[RV_F_COUNT];
 
-	for (size_t k = 0; k < m->nwin; k++) {
+	for (size_t k = k0; k < k1; k++) {
 		size_t first = k * step;
 		float *row = m->x + k * m->nfeat;
 		double *sorted = scratch + w;
@@ -166,7 +168,7 @@ static void fill_rows(struct rv_featmat *m, const float *values, size_t nrows,
 			unsigned mask = masks[c];
 
 			if (mask & PCTL_MASK) {
-				slide_sorted(sorted, col, w, first, step, k == 0);
+				slide_sorted(sorted, col, w, first, step, k == k0);
 				rv_feat_window(col + first, w, 1, mask & ~PCTL_MASK, rest, scratch);
 				row = emit(row, mask, rest, sorted, w);
 				sorted += w;
@@ -179,9 +181,35 @@ static void fill_rows(struct rv_featmat *m, const float *values, size_t nrows,
 	}
 }
 
+/* One thread's share of the windows: its own scratch, its own sorted
+ * windows started afresh at its first window. */
+struct fill_job {
+	struct rv_featmat *m;
+	const float *values;
+	size_t nrows, ncols, w, step, nscratch;
+	const unsigned *masks;
+	double *scratch;              /* nscratch doubles per thread */
+};
+
+static int fill_slice(void *ctx, size_t begin, size_t end, unsigned slot)
+{
+	struct fill_job *j = ctx;
+
+	fill_rows(j->m, j->values, j->nrows, j->ncols, j->masks, j->w, j->step,
+		  j->scratch + (size_t)slot * j->nscratch, begin, end);
+	return 0;
+}
+
 int rv_featmat_build(const float *values, size_t nrows, size_t ncols,
 		     const unsigned *masks, size_t w, size_t step,
 		     struct rv_featmat *out, struct rv_err *err)
+{
+	return rv_featmat_build_mt(values, nrows, ncols, masks, w, step, 1, out, err);
+}
+
+int rv_featmat_build_mt(const float *values, size_t nrows, size_t ncols,
+			const unsigned *masks, size_t w, size_t step, unsigned threads,
+			struct rv_featmat *out, struct rv_err *err)
 {
 	memset(out, 0, sizeof(*out));
 	int rc = check_args(values, nrows, ncols, masks, w, step, err);
@@ -199,9 +227,10 @@ int rv_featmat_build(const float *values, size_t nrows, size_t ncols,
 	size_t nwin = (nrows - w) / step + 1;
 	double *scratch = NULL;
 
+	threads = threads < 1 ? 1 : threads > RV_PARALLEL_MAX ? RV_PARALLEL_MAX : threads;
 	if (!__builtin_mul_overflow(nsorted + 1, w, &nscratch) &&
-	    nscratch <= SIZE_MAX / sizeof(double))
-		scratch = malloc(nscratch * sizeof(double));
+	    nscratch <= SIZE_MAX / sizeof(double) / threads)
+		scratch = malloc(nscratch * threads * sizeof(double));
 	if (!scratch || alloc_matrix(out, nwin, nfeat)) {
 		free(scratch);
 		rv_featmat_fini(out);
@@ -209,9 +238,10 @@ int rv_featmat_build(const float *values, size_t nrows, size_t ncols,
 				  nwin, nfeat);
 	}
 	label_columns(out, ncols, masks);
-	fill_rows(out, values, nrows, ncols, masks, w, step, scratch);
+	struct fill_job job = { out, values, nrows, ncols, w, step, nscratch, masks, scratch };
+	rc = rv_parallel_for(nwin, threads, fill_slice, &job);
 	free(scratch);
-	return 0;
+	return rc;
 }
 
 void rv_featmat_fini(struct rv_featmat *m)

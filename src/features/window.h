@@ -40,6 +40,12 @@ int rv_featmat_build(const float *values, size_t nrows, size_t ncols,
 
 /* Frees the arrays of m and empties it; m == NULL is a no-op, and so is a
  * second call. */
+/* The same on up to `threads` threads (windows split between them); the
+ * result does not depend on the thread count. */
+int rv_featmat_build_mt(const float *values, size_t nrows, size_t ncols,
+			const unsigned *masks, size_t w, size_t step, unsigned threads,
+			struct rv_featmat *out, struct rv_err *err);
+
 void rv_featmat_fini(struct rv_featmat *m);
 
 /* Column name "channel/feature", e.g. "cpu.util/mean", written into buf

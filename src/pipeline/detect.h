@@ -46,6 +46,7 @@ struct rv_detect_opts {
 	struct rv_ens_config ens;
 	size_t incident_gap;         /* unflagged windows bridged inside an incident */
 	size_t incident_min;         /* flagged windows an incident needs */
+	unsigned threads;            /* worker threads for fitting and scoring (0: 1) */
 };
 
 /* The paper's exact configuration and reveal's measured default. */
@@ -105,10 +106,13 @@ int rv_model_check_table(const struct rv_model *m, const struct rv_table *t, str
  * decided it: a window's `anomaly` is 1 exactly when it lies inside an
  * incident (bridged gaps included, blips below incident_min excluded), so
  * the per-window output and the incidents agree. rv_incmerge_finish is
- * called at the end. Returns 0 or the first error of the sink, -ENOMEM.
+ * called at the end. Windows are scored on `threads` threads (0 or 1: the
+ * calling thread only); the output does not depend on the count.
+ * Returns 0 or the first error of the sink, -ENOMEM.
  */
 int rv_model_run(const struct rv_model *m, const struct rv_table *test, const struct rv_sink *sink,
-		 struct rv_incmerge *merger, struct rv_detect_stats *st, struct rv_err *err);
+		 struct rv_incmerge *merger, unsigned threads, struct rv_detect_stats *st,
+		 struct rv_err *err);
 
 /* The spe detector's input for the window ending at end_row: nraw_pts
  * samples per channel, channel-major (nchan * nraw_pts floats into out). */

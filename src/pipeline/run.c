@@ -1,20 +1,48 @@
 /*
  * run.c - scoring a test table with a fitted model (rv_model_run).
  *
- * Per window: features -> ensemble score -> channel attribution -> ranking
- * -> sink and incident merger. Buffers are sized once before the loop.
+ * Windows are scored in blocks: inside a block every window is independent
+ * (features -> ensemble score -> attribution -> ranking), so the block is
+ * split over the cores; then the block's windows go, in order, through the
+ * incident merger and the delay line to the sink. Buffers are sized once per
+ * run (a block of RUN_BLOCK windows), so memory does not grow with the
+ * length of the input, and the output is the same for any thread count.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/parallel.h"
 #include "features/window.h"
+#include "pipeline/delay.h"
 #include "pipeline/detect.h"
+
+enum { RUN_BLOCK = 1024 };
 
 struct ranked {
 	double w;
 	uint32_t c;
+};
+
+/* Per-thread scratch. */
+struct worker {
+	float *raw;
+	struct ranked *rk;
+	struct rv_ens_scratch *scratch;
+};
+
+struct block {
+	const struct rv_model *m;
+	const struct rv_table *test;
+	const struct rv_featmat *fm;
+	size_t first;                    /* window index of the block's slot 0 */
+	struct rv_ens_result *res;       /* RUN_BLOCK */
+	double *weight;                  /* RUN_BLOCK x nchan */
+	uint32_t *rank;                  /* RUN_BLOCK x nchan */
+	enum rv_subsystem *subsystem;    /* RUN_BLOCK */
+	struct worker w[RV_PARALLEL_MAX];
+	unsigned threads;
 };
 
 static int cmp_ranked(const void *a, const void *b)
@@ -26,133 +54,81 @@ static int cmp_ranked(const void *a, const void *b)
 	return (x->c > y->c) - (x->c < y->c);
 }
 
-struct run_buffers {
-	float *raw;
-	double *chan_weight;
-	struct ranked *rk;
-	uint32_t *rank;
-	struct rv_ens_scratch *scratch;
-};
-
-static void buffers_free(struct run_buffers *b)
-{
-	free(b->raw);
-	free(b->chan_weight);
-	free(b->rk);
-	free(b->rank);
-	rv_ens_scratch_free(b->scratch);
-	memset(b, 0, sizeof(*b));
-}
-
-static int buffers_alloc(struct run_buffers *b, const struct rv_model *m)
-{
-	size_t nraw = m->nchan * m->nraw_pts;
-
-	memset(b, 0, sizeof(*b));
-	b->raw = malloc((nraw ? nraw : 1) * sizeof(*b->raw));
-	b->chan_weight = malloc(m->nchan * sizeof(*b->chan_weight));
-	b->rk = malloc(m->nchan * sizeof(*b->rk));
-	b->rank = malloc(m->nchan * sizeof(*b->rank));
-	b->scratch = rv_ens_scratch_new(m->ens);
-	if (!b->raw || !b->chan_weight || !b->rk || !b->rank || !b->scratch) {
-		buffers_free(b);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Ranks channels by weight (ties by index) into b->rank; returns the
- * subsystem carrying the largest summed weight. */
-static enum rv_subsystem rank_channels(const struct rv_model *m, struct run_buffers *b)
+/* Ranks channels by weight (ties by index) into rank; returns the subsystem
+ * carrying the largest summed weight. */
+static enum rv_subsystem rank_channels(const struct rv_model *m, const double *weight,
+				       struct ranked *rk, uint32_t *rank)
 {
 	double sub_w[RV_SUB_COUNT] = { 0 };
 	enum rv_subsystem best = RV_SUB_OTHER;
 
 	for (size_t c = 0; c < m->nchan; c++) {
-		b->rk[c].w = b->chan_weight[c];
-		b->rk[c].c = (uint32_t)c;
-		sub_w[rv_catalog_subsystem(m->names[c])] += b->chan_weight[c];
+		rk[c].w = weight[c];
+		rk[c].c = (uint32_t)c;
+		sub_w[rv_catalog_subsystem(m->names[c])] += weight[c];
 	}
-	qsort(b->rk, m->nchan, sizeof(*b->rk), cmp_ranked);
+	qsort(rk, m->nchan, sizeof(*rk), cmp_ranked);
 	for (size_t c = 0; c < m->nchan; c++)
-		b->rank[c] = b->rk[c].c;
+		rank[c] = rk[c].c;
 	for (int s = 0; s < RV_SUB_COUNT; s++)
 		if (sub_w[s] > sub_w[best])
 			best = (enum rv_subsystem)s;
 	return best;
 }
 
-/*
- * The delay line: a window's final verdict depends on later windows (a gap
- * may be bridged, a blip shorter than incident_min dropped), so scored
- * windows wait here until the incident merger has decided them. At most
- * (incident_min + 1) * (incident_gap + 1) + 1 windows wait at a time.
- */
-struct pending {
-	struct rv_window_out out;
-	struct rv_ens_result res;
-	uint32_t *rank;
-};
-
-struct delay_line {
-	struct pending *q;
-	size_t cap, head, len;
-};
-
-static int delay_init(struct delay_line *d, const struct rv_model *m, size_t gap, size_t min)
+static int score_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 {
-	d->cap = (min + 1) * (gap + 1) + 1;
-	d->head = d->len = 0;
-	d->q = calloc(d->cap, sizeof(*d->q));
-	if (!d->q)
-		return -ENOMEM;
-	for (size_t i = 0; i < d->cap; i++)
-		if (!(d->q[i].rank = malloc(m->nchan * sizeof(uint32_t))))
-			return -ENOMEM;
+	struct block *b = ctx;
+	const struct rv_model *m = b->m;
+	struct worker *wk = &b->w[slot];
+
+	for (size_t i = begin; i < end; i++) {
+		size_t w = b->first + i;
+		double *weight = b->weight + i * m->nchan;
+
+		if (m->nraw_pts)
+			rv_model_raw_row(m, b->test, b->fm->end_row[w], wk->raw);
+		rv_ens_score(m->ens, b->fm->x + w * b->fm->nfeat, wk->raw, wk->scratch, &b->res[i],
+			     weight);
+		if (b->res[i].anomaly || b->res[i].flags)
+			b->subsystem[i] = rank_channels(m, weight, wk->rk, b->rank + i * m->nchan);
+	}
 	return 0;
 }
 
-static void delay_fini(struct delay_line *d)
+static void block_free(struct block *b)
 {
-	for (size_t i = 0; d->q && i < d->cap; i++)
-		free(d->q[i].rank);
-	free(d->q);
-	d->q = NULL;
+	for (unsigned t = 0; t < RV_PARALLEL_MAX; t++) {
+		free(b->w[t].raw);
+		free(b->w[t].rk);
+		rv_ens_scratch_free(b->w[t].scratch);
+	}
+	free(b->res);
+	free(b->weight);
+	free(b->rank);
+	free(b->subsystem);
+	memset(b, 0, sizeof(*b));
 }
 
-static void delay_push(struct delay_line *d, const struct rv_window_out *o, size_t nchan)
+static int block_alloc(struct block *b, const struct rv_model *m, unsigned threads)
 {
-	struct pending *p = &d->q[(d->head + d->len) % d->cap];
+	size_t nraw = m->nchan * m->nraw_pts;
 
-	p->out = *o;
-	p->res = *o->res;
-	p->out.res = &p->res;
-	if (o->nrank)
-		memcpy(p->rank, o->rank, nchan * sizeof(uint32_t));
-	p->out.rank = p->rank;
-	d->len++;
-}
-
-/* Emits every window the merger has decided; all of them when final. */
-static int delay_flush(struct delay_line *d, const struct rv_incmerge *mg, size_t min,
-		       const struct rv_sink *sink, int final)
-{
-	size_t first = 0, last = 0, flagged = 0;
-	int open = !final && rv_incmerge_open_state(mg, &first, &last, &flagged);
-
-	while (d->len) {
-		struct pending *p = &d->q[d->head];
-		size_t w = p->out.index;
-		int rc;
-
-		if (open && w >= first && (flagged < min || w > last))
-			break;
-		p->res.anomaly = rv_incmerge_covers(mg, w) ||
-				 (open && w >= first && w <= last && flagged >= min);
-		if (sink && (rc = sink->window(sink->ctx, &p->out)) != 0)
-			return rc;
-		d->head = (d->head + 1) % d->cap;
-		d->len--;
+	memset(b, 0, sizeof(*b));
+	b->m = m;
+	b->threads = threads;
+	b->res = calloc(RUN_BLOCK, sizeof(*b->res));
+	b->weight = calloc((size_t)RUN_BLOCK * m->nchan, sizeof(*b->weight));
+	b->rank = calloc((size_t)RUN_BLOCK * m->nchan, sizeof(*b->rank));
+	b->subsystem = calloc(RUN_BLOCK, sizeof(*b->subsystem));
+	if (!b->res || !b->weight || !b->rank || !b->subsystem)
+		return -ENOMEM;
+	for (unsigned t = 0; t < threads; t++) {
+		b->w[t].raw = malloc((nraw ? nraw : 1) * sizeof(float));
+		b->w[t].rk = malloc(m->nchan * sizeof(struct ranked));
+		b->w[t].scratch = rv_ens_scratch_new(m->ens);
+		if (!b->w[t].raw || !b->w[t].rk || !b->w[t].scratch)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -166,73 +142,97 @@ static void count_window(struct rv_detect_stats *st, const struct rv_ens_result 
 		st->det_flagged[d] += (res->flags >> d) & 1u;
 }
 
-static int score_windows(const struct rv_model *m, const struct rv_table *test,
-			 const struct rv_featmat *fm, struct run_buffers *b,
-			 const struct rv_sink *sink, struct rv_incmerge *mg,
-			 struct delay_line *dl, size_t min, struct rv_detect_stats *st)
+/* Hands the scored windows of a block, in order, to merger and delay line. */
+static int drain_block(struct block *b, size_t n, const struct rv_sink *sink,
+		       struct rv_incmerge *mg, struct rv_delay *dl, struct rv_detect_stats *st)
 {
-	for (size_t w = 0; w < fm->nwin; w++) {
-		struct rv_ens_result res;
-		struct rv_window_out out = { .index = w, .res = &res, .rank = b->rank };
-		int rc;
+	const struct rv_model *m = b->m;
+	size_t min = rv_incmerge_min_windows(mg);
 
-		out.ts = test->ts ? test->ts[fm->end_row[w]] : (double)fm->end_row[w];
-		if (m->nraw_pts)
-			rv_model_raw_row(m, test, fm->end_row[w], b->raw);
-		rv_ens_score(m->ens, fm->x + w * fm->nfeat, b->raw, b->scratch, &res, b->chan_weight);
-		if (res.anomaly || res.flags) {
-			out.subsystem = rank_channels(m, b);
-			out.nrank = m->nchan;
-		}
-		count_window(st, &res);
-		rc = rv_incmerge_push(mg, w, out.ts, res.anomaly, res.fused, res.flags,
-				      b->chan_weight);
+	for (size_t i = 0; i < n; i++) {
+		const struct rv_ens_result *res = &b->res[i];
+		size_t w = b->first + i;
+		struct rv_window_out out = { .index = w, .res = res, .rank = b->rank + i * m->nchan };
+		int flagged = res->anomaly || res->flags, rc;
+
+		out.ts = b->test->ts ? b->test->ts[b->fm->end_row[w]] : (double)b->fm->end_row[w];
+		out.nrank = flagged ? m->nchan : 0;
+		out.subsystem = flagged ? b->subsystem[i] : RV_SUB_OTHER;
+		count_window(st, res);
+		rc = rv_incmerge_push(mg, w, out.ts, res->anomaly, res->fused, res->flags,
+				      b->weight + i * m->nchan);
 		if (rc)
 			return rc;
-		delay_push(dl, &out, m->nchan);
-		if ((rc = delay_flush(dl, mg, min, sink, 0)) != 0)
+		rv_delay_push(dl, &out, m->nchan);
+		if ((rc = rv_delay_flush(dl, mg, min, sink, 0)) != 0)
 			return rc;
 	}
+	return 0;
+}
+
+static int score_windows(struct block *b, const struct rv_sink *sink, struct rv_incmerge *mg,
+			 struct rv_delay *dl, struct rv_detect_stats *st)
+{
+	int rc = 0;
+
+	for (b->first = 0; b->first < b->fm->nwin && !rc; b->first += RUN_BLOCK) {
+		size_t n = b->fm->nwin - b->first < RUN_BLOCK ? b->fm->nwin - b->first : RUN_BLOCK;
+
+		rc = rv_parallel_for(n, b->threads, score_slice, b);
+		if (!rc)
+			rc = drain_block(b, n, sink, mg, dl, st);
+	}
+	if (rc)
+		return rc;
 	if (rv_incmerge_finish(mg) != 0)
 		return -ENOMEM;
-	return delay_flush(dl, mg, min, sink, 1);
+	return rv_delay_flush(dl, mg, rv_incmerge_min_windows(mg), sink, 1);
+}
+
+static void count_incidents(const struct rv_incmerge *mg, struct rv_detect_stats *st)
+{
+	for (size_t i = 0; st && i < rv_incmerge_count(mg); i++) {
+		const struct rv_incident *inc = rv_incmerge_get(mg, i);
+		st->flagged += inc->last_win - inc->first_win + 1;
+	}
 }
 
 int rv_model_run(const struct rv_model *m, const struct rv_table *test, const struct rv_sink *sink,
-		 struct rv_incmerge *mg, struct rv_detect_stats *st, struct rv_err *err)
+		 struct rv_incmerge *mg, unsigned threads, struct rv_detect_stats *st,
+		 struct rv_err *err)
 {
-	struct delay_line dl = { 0 };
+	struct rv_delay dl = { 0 };
 	struct rv_featmat fm;
-	struct run_buffers b;
-	size_t min = rv_incmerge_min_windows(mg);
+	struct block b;
 	rv_ns t0;
-	int rc;
+	int rc, blas;
 
-	rc = rv_model_check_table(m, test, err);
-	if (rc)
+	if ((rc = rv_model_check_table(m, test, err)) != 0)
 		return rc;
 	t0 = rv_clock_ns();
-	rc = rv_featmat_build(test->values, test->nrows, test->ncols, m->masks, m->window, m->step,
-			      &fm, err);
+	rc = rv_featmat_build_mt(test->values, test->nrows, test->ncols, m->masks, m->window,
+				 m->step, threads, &fm, err);
 	if (st)
 		st->features_s += rv_clock_since_s(t0);
 	if (rc)
 		return rc;
-	rc = buffers_alloc(&b, m);
-	if (!rc && (rc = delay_init(&dl, m, rv_incmerge_max_gap(mg), min)) == 0) {
+	threads = threads < 1 ? 1 : threads > RV_PARALLEL_MAX ? RV_PARALLEL_MAX : threads;
+	rc = block_alloc(&b, m, threads);
+	if (!rc)
+		rc = rv_delay_init(&dl, m, rv_incmerge_max_gap(mg), rv_incmerge_min_windows(mg));
+	if (!rc) {
+		b.test = test;
+		b.fm = &fm;
+		blas = rv_ens_blas_threads(1);
 		t0 = rv_clock_ns();
-		rc = score_windows(m, test, &fm, &b, sink, mg, &dl, min, st);
+		rc = score_windows(&b, sink, mg, &dl, st);
 		if (st)
 			st->score_s += rv_clock_since_s(t0);
+		rv_ens_blas_threads(blas);
 	}
-	if (st) {
-		for (size_t i = 0; i < rv_incmerge_count(mg); i++) {
-			const struct rv_incident *inc = rv_incmerge_get(mg, i);
-			st->flagged += inc->last_win - inc->first_win + 1;
-		}
-	}
-	delay_fini(&dl);
-	buffers_free(&b);
+	count_incidents(mg, st);
+	rv_delay_fini(&dl);
+	block_free(&b);
 	rv_featmat_fini(&fm);
 	return rc;
 }

@@ -474,6 +474,9 @@ static int build_table(struct reader *r, struct rv_table **out)
 	size_t n = r->nrows, nc = r->ncols;
 	int rc = rv_table_new(n, nc, r->ts_field != SIZE_MAX, r->path, &t);
 
+	if (rc == 0)
+		t->ts_field = r->ts_field;
+
 	if (rc)
 		return rv_err_set(r->err, rc, "%s: out of memory", r->path);
 	for (size_t c = 0; c < nc; c++) {
@@ -522,9 +525,9 @@ int rv_csv_read(const char *path, struct rv_table **out, struct rv_err *err)
 		rc = rv_err_set(err, -EIO, "%s: gzip read error: %s", path,
 				zrc == Z_BUF_ERROR ? "unexpected end of file" : zError(zrc));
 	if (rc == 0 && !r.have_header)
-		rc = rv_err_set(err, -EINVAL, "%s: empty file", path);
+		rc = rv_err_set(err, -EINVAL, "%s:1:1: empty file: a header line is expected", path);
 	if (rc == 0 && r.nrows == 0)
-		rc = rv_err_set(err, -EINVAL, "%s: no data rows", path);
+		rc = rv_err_set(err, -EINVAL, "%s:2:1: no data rows after the header", path);
 	if (rc == 0)
 		rc = build_table(&r, out);
 	reader_fini(&r);

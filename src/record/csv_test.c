@@ -279,10 +279,10 @@ struct bad_case {
 };
 
 static const struct bad_case bad_cases[] = {
-	{ "", -EINVAL, ": empty file" },
-	{ "\n \r\n\n", -EINVAL, ": empty file" },
-	{ "timestamp,a,b\n", -EINVAL, ": no data rows" },
-	{ "timestamp,a,b\r\n\r\n\n", -EINVAL, ": no data rows" },
+	{ "", -EINVAL, ":1:1: empty file: a header line is expected" },
+	{ "\n \r\n\n", -EINVAL, ":1:1: empty file: a header line is expected" },
+	{ "timestamp,a,b\n", -EINVAL, ":2:1: no data rows after the header" },
+	{ "timestamp,a,b\r\n\r\n\n", -EINVAL, ":2:1: no data rows after the header" },
 	{ "timestamp\n1\n", -EINVAL, ":1: no channel columns" },
 	{ "timestamp,mem.used,x,mem.used\n1,2,3,4\n", -EINVAL,
 	  ":1:4: duplicate column name 'mem.used' (also column 2)" },

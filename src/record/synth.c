@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,12 @@ void rv_synth_defaults(struct rv_synth_params *p)
 	p->test_s = 300.0;
 	p->seed = 1;
 	p->start_unix = 1700000000.0;
+	p->replicas = 1;
+}
+
+size_t rv_synth_channels(void)
+{
+	return CH_COUNT;
 }
 
 size_t rv_synth_faults(const struct rv_synth_fault **out)
@@ -126,14 +133,30 @@ static int active_fault(double t_s)
 	return FAULT_NONE;
 }
 
+static int name_channels(struct rv_table *t, size_t replicas)
+{
+	for (size_t k = 0; k < replicas; k++)
+		for (size_t c = 0; c < CH_COUNT; c++) {
+			const char *n = channel_names[c];
+			char **out = &t->names[k * CH_COUNT + c];
+			int rc = k == 0 ? ((*out = strdup(n)) ? 0 : -1)
+				 : strchr(n, ':') ? asprintf(out, "%s-%zu", n, k)
+						  : asprintf(out, "%s:r%zu", n, k);
+			if (rc < 0) {
+				*out = NULL;
+				return -ENOMEM;
+			}
+		}
+	return 0;
+}
+
 static int fill(struct rv_table *t, struct rv_rng *r, const struct rv_synth_params *p,
 		double t0_s, int with_faults, uint8_t *labels)
 {
 	float v[CH_COUNT];
 
-	for (size_t c = 0; c < CH_COUNT; c++)
-		if (!(t->names[c] = strdup(channel_names[c])))
-			return -ENOMEM;
+	if (name_channels(t, p->replicas) != 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < t->nrows; i++) {
 		double rel = (double)i * p->interval_s;
 		int fault = with_faults ? active_fault(rel) : FAULT_NONE;
@@ -141,9 +164,11 @@ static int fill(struct rv_table *t, struct rv_rng *r, const struct rv_synth_para
 		double slow = fault == FAULT_CPU ? 1.3 : 1.0;
 
 		t->ts[i] = p->start_unix + t0_s + rel;
-		sample(r, t0_s + rel, fault, slow, v);
-		for (size_t c = 0; c < CH_COUNT; c++)
-			t->values[c * t->nrows + i] = v[c];
+		for (size_t k = 0; k < p->replicas; k++) {
+			sample(r, t0_s + rel, fault, slow, v);
+			for (size_t c = 0; c < CH_COUNT; c++)
+				t->values[(k * CH_COUNT + c) * t->nrows + i] = v[c];
+		}
 		if (labels)
 			labels[i] = fault != FAULT_NONE;
 	}
@@ -159,14 +184,15 @@ int rv_synth_generate(const struct rv_synth_params *p, struct rv_table **train,
 
 	*train = *test = NULL;
 	*labels = NULL;
-	if (!(p->interval_s > 0.0) || p->train_s < p->interval_s || p->test_s < p->interval_s)
+	if (!(p->interval_s > 0.0) || p->train_s < p->interval_s || p->test_s < p->interval_s ||
+	    p->replicas < 1)
 		return -EINVAL;
 	ntrain = (size_t)(p->train_s / p->interval_s);
 	ntest = (size_t)(p->test_s / p->interval_s);
 	rv_rng_seed(&r, p->seed);
-	rc = rv_table_new(ntrain, CH_COUNT, 1, "synthetic-train", train);
+	rc = rv_table_new(ntrain, CH_COUNT * p->replicas, 1, "synthetic-train", train);
 	if (!rc)
-		rc = rv_table_new(ntest, CH_COUNT, 1, "synthetic-test", test);
+		rc = rv_table_new(ntest, CH_COUNT * p->replicas, 1, "synthetic-test", test);
 	if (!rc && !(*labels = calloc(ntest, 1)))
 		rc = -ENOMEM;
 	if (!rc)

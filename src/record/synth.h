@@ -24,6 +24,10 @@ struct rv_synth_params {
 	double train_s, test_s;   /* 600, 300 */
 	uint64_t seed;
 	double start_unix;        /* timestamp of the first training sample */
+	size_t replicas;          /* copies of the channel set (1); copy k > 0 of a
+				   * channel gets instance suffix "-k", e.g.
+				   * cpu.busy_pct:r3 or gpu.util_pct:gpu0-3, and its own
+				   * noise: a bigger host for benchmarks */
 };
 
 struct rv_synth_fault {
@@ -33,6 +37,9 @@ struct rv_synth_fault {
 };
 
 void rv_synth_defaults(struct rv_synth_params *p);
+
+/* Channels per replica. */
+size_t rv_synth_channels(void);
 
 /* Number and description of the planted faults. */
 size_t rv_synth_faults(const struct rv_synth_fault **out);

@@ -24,6 +24,7 @@ int rv_table_new(size_t nrows, size_t ncols, int with_ts, const char *path,
 		return -ENOMEM;
 	t->nrows = nrows;
 	t->ncols = ncols;
+	t->ts_field = with_ts ? 0 : SIZE_MAX;
 	if (ncols && nrows > SIZE_MAX / sizeof(float) / ncols)
 		goto fail;
 	cells = nrows * ncols;

@@ -28,7 +28,14 @@ struct rv_table {
 	float *values;          /* ncols * nrows, value of channel c at row r is values[c * nrows + r] */
 	struct rv_table_stats stats;
 	char *path;             /* owned copy of the source path, for messages */
+	size_t ts_field;        /* 0-based field of the timestamp column, SIZE_MAX if none */
 };
+
+/* 1-based field (column) number of channel c in the source file. */
+static inline size_t rv_table_field(const struct rv_table *t, size_t c)
+{
+	return c + 1 + (t->ts_field <= c ? 1 : 0);
+}
 
 /* Value of channel c at row r. */
 static inline float rv_table_at(const struct rv_table *t, size_t c, size_t r)
