@@ -2,10 +2,14 @@
  * main.c - `reveal <command> [options]`: dispatch to the commands.
  * Only cli/ owns main(), stdout and the exit status (STYLE.md).
  */
+#include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+
+enum { HEAP_BLOCK_MAX = 256 << 20 };    /* bytes */
 
 struct command {
 	const char *name;
@@ -29,8 +33,20 @@ static void usage(FILE *f)
 		   "'reveal --version' prints the version.\n");
 }
 
+/*
+ * The offline pipeline allocates and frees matrices of megabytes in turn;
+ * served by mmap, each would come back as fresh pages to fault in again.
+ * Keeping them on the heap lets the next matrix reuse the pages.
+ */
+static void keep_large_blocks(void)
+{
+	mallopt(M_MMAP_THRESHOLD, HEAP_BLOCK_MAX);
+	mallopt(M_TRIM_THRESHOLD, HEAP_BLOCK_MAX);
+}
+
 int main(int argc, char **argv)
 {
+	keep_large_blocks();
 	if (argc < 2) {
 		usage(stderr);
 		return RV_EXIT_USAGE;

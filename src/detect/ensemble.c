@@ -20,6 +20,7 @@
 #include "base/stats.h"
 #include "detect/pca.h"
 #include "detect/scaler.h"
+#include "detect/zscore.h"
 
 enum { ENS_MIN_ROWS = 8 };
 
@@ -47,7 +48,11 @@ struct rv_ens_scratch {
 	double *contrib;     /* max(fs.nout, rs.nout) */
 	double *pscratch;    /* PCA scratch, the larger of both */
 	double *shares;      /* RV_DET_COUNT x nchan per-detector channel shares */
-	double *sel;         /* fs.nout, for the zscore top-share selection */
+	double *sel;         /* 2 x fs.nout, for the zscore top-share selection */
+	double guess;        /* the last window's zscore cut, a start for the next */
+	float *zb, *rzb;     /* RV_ENS_BATCH standardized feature / raw rows */
+	float *pb;           /* PCA batch scratch, the larger of both */
+	double *col;         /* RV_ENS_BATCH scores of one detector */
 };
 
 static const char *const det_names[RV_DET_COUNT] = {
@@ -120,6 +125,14 @@ void rv_ens_free(struct rv_ensemble *e)
 	free(e);
 }
 
+static size_t batch_scratch_len(const struct rv_ensemble *e)
+{
+	size_t a = e->pca ? rv_pca_batch_scratch_len(e->pca, RV_ENS_BATCH) : 1;
+	size_t b = e->spe ? rv_pca_batch_scratch_len(e->spe, RV_ENS_BATCH) : 1;
+
+	return a > b ? a : b;
+}
+
 struct rv_ens_scratch *rv_ens_scratch_new(const struct rv_ensemble *e)
 {
 	struct rv_ens_scratch *s = calloc(1, sizeof(*s));
@@ -137,8 +150,13 @@ struct rv_ens_scratch *rv_ens_scratch_new(const struct rv_ensemble *e)
 	s->contrib = calloc(nc ? nc : 1, sizeof(*s->contrib));
 	s->pscratch = calloc(np, sizeof(*s->pscratch));
 	s->shares = calloc(RV_DET_COUNT * (e->nchan ? e->nchan : 1), sizeof(*s->shares));
-	s->sel = calloc(e->fs.nout ? e->fs.nout : 1, sizeof(*s->sel));
-	if (!s->z || !s->rz || !s->contrib || !s->pscratch || !s->shares || !s->sel) {
+	s->sel = calloc(2 * (e->fs.nout ? e->fs.nout : 1), sizeof(*s->sel));
+	s->zb = malloc(RV_ENS_BATCH * (e->fs.nout ? e->fs.nout : 1) * sizeof(*s->zb));
+	s->rzb = malloc(RV_ENS_BATCH * (e->rs.nout ? e->rs.nout : 1) * sizeof(*s->rzb));
+	s->pb = malloc(batch_scratch_len(e) * sizeof(*s->pb));
+	s->col = malloc(RV_ENS_BATCH * sizeof(*s->col));
+	if (!s->z || !s->rz || !s->contrib || !s->pscratch || !s->shares || !s->sel || !s->zb ||
+	    !s->rzb || !s->pb || !s->col) {
 		rv_ens_scratch_free(s);
 		return NULL;
 	}
@@ -153,6 +171,10 @@ void rv_ens_scratch_free(struct rv_ens_scratch *s)
 	free(s->rz);
 	free(s->contrib);
 	free(s->pscratch);
+	free(s->zb);
+	free(s->rzb);
+	free(s->pb);
+	free(s->col);
 	free(s->shares);
 	free(s->sel);
 	free(s);
@@ -173,76 +195,6 @@ static void add_channel_shares(const double *contrib, const struct rv_scaler *sc
 		chan_weight[chan[sc->keep[o]]] += weight * contrib[o] / total;
 }
 
-/* Restores the min-heap property of h[0..k-1] below position i. */
-static void sift_down(double *h, size_t k, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < k && h[l] < h[m])
-			m = l;
-		if (r < k && h[r] < h[m])
-			m = r;
-		if (m == i)
-			return;
-		double t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-/*
- * Sum of the k largest of |z[0..n-1]|, with a min-heap of the k best so far in h: after the first few elements
- * almost every value fails the comparison with the heap's minimum, so this
- * is one predictable compare per feature.
- */
-static double top_k_sum(const float *z, size_t n, size_t k, double *h)
-{
-	double sum = 0.0;
-
-	for (size_t j = 0; j < k; j++)
-		h[j] = fabs((double)z[j]);
-	for (size_t i = k / 2; i-- > 0;)
-		sift_down(h, k, i);
-	for (size_t j = k; j < n; j++) {
-		double a = fabs((double)z[j]);
-		if (a > h[0]) {
-			h[0] = a;
-			sift_down(h, k, 0);
-		}
-	}
-	for (size_t j = 0; j < k; j++)
-		sum += h[j];
-	return sum;
-}
-
-/*
- * Mean |z| over the features, or, with top in (0, 1), over the largest
- * top share of them: an anomaly moves a few signals, and averaging over
- * hundreds of quiet features dilutes it. contrib gets |z| of every feature:
- * for explaining, how far each signal moved matters, not whether it made
- * the cut (measured: keeping only the top share ranked the labelled
- * culprits worse). sel: n doubles of scratch.
- */
-static double zscore_score(const float *z, size_t n, double top, double *contrib, double *sel)
-{
-	size_t k = top > 0.0 && top < 1.0 ? (size_t)ceil(top * (double)n) : n;
-	double sum = 0.0;
-
-	if (n == 0)
-		return 0.0;
-	if (k < n) {
-		sum = top_k_sum(z, n, k, sel);
-	} else {
-		for (size_t j = 0; j < n; j++)
-			sum += fabs((double)z[j]);
-	}
-	if (contrib)
-		for (size_t j = 0; j < n; j++)
-			contrib[j] = fabs((double)z[j]);
-	return sum / (double)k;
-}
-
 /* Raw scores of every enabled detector; contributions go to per-detector
  * channel shares in `shares` (RV_DET_COUNT x nchan) when it is not NULL. */
 static void score_raw(const struct rv_ensemble *e, const float *feat, const float *raw,
@@ -259,7 +211,7 @@ static void score_raw(const struct rv_ensemble *e, const float *feat, const floa
 			continue;
 		switch (d) {
 		case RV_DET_ZSCORE:
-			score[d] = zscore_score(s->z, e->fs.nout, e->cfg.zscore_top, c, s->sel);
+			score[d] = rv_zscore_score(s->z, e->fs.nout, e->cfg.zscore_top, c, s->sel, &s->guess);
 			break;
 		case RV_DET_PCA:
 			score[d] = rv_pca_t2(e->pca, s->z, c, s->pscratch);
@@ -279,6 +231,45 @@ static void score_raw(const struct rv_ensemble *e, const float *feat, const floa
 			else
 				add_channel_shares(c, &e->fs, e->feat_chan, 1.0, sh);
 		}
+	}
+}
+
+/*
+ * Raw scores of n <= RV_ENS_BATCH rows (n x RV_DET_COUNT into score): the
+ * rows are standardized into a block so that PCA and SPE are one matrix
+ * product each and the forest is walked tree by tree.
+ */
+static void score_block(const struct rv_ensemble *e, const float *feat, size_t feat_ld,
+			const float *raw, size_t raw_ld, size_t n, struct rv_ens_scratch *s,
+			double *score)
+{
+	size_t fo = e->fs.nout, ro = e->rs.nout;
+
+	for (size_t i = 0; i < n; i++) {
+		rv_scaler_apply(&e->fs, feat + i * feat_ld, s->zb + i * fo);
+		for (int d = 0; d < RV_DET_COUNT; d++)
+			score[i * RV_DET_COUNT + (size_t)d] = 0.0;
+		if (rv_ens_enabled(e, RV_DET_ZSCORE))
+			score[i * RV_DET_COUNT + RV_DET_ZSCORE] =
+				rv_zscore_score(s->zb + i * fo, fo, e->cfg.zscore_top, NULL, s->sel,
+					     &s->guess);
+	}
+	if (rv_ens_enabled(e, RV_DET_PCA)) {
+		rv_pca_score_batch(e->pca, s->zb, fo, n, s->col, NULL, s->pb);
+		for (size_t i = 0; i < n; i++)
+			score[i * RV_DET_COUNT + RV_DET_PCA] = s->col[i];
+	}
+	if (rv_ens_enabled(e, RV_DET_IFOREST)) {
+		rv_iforest_score_batch(e->ifo, s->zb, fo, n, s->col);
+		for (size_t i = 0; i < n; i++)
+			score[i * RV_DET_COUNT + RV_DET_IFOREST] = s->col[i];
+	}
+	if (rv_ens_enabled(e, RV_DET_SPE)) {
+		for (size_t i = 0; i < n; i++)
+			rv_scaler_apply(&e->rs, raw + i * raw_ld, s->rzb + i * ro);
+		rv_pca_score_batch(e->spe, s->rzb, ro, n, NULL, s->col, s->pb);
+		for (size_t i = 0; i < n; i++)
+			score[i * RV_DET_COUNT + RV_DET_SPE] = s->col[i];
 	}
 }
 
@@ -310,26 +301,40 @@ static void fuse(const struct rv_ensemble *e, struct rv_ens_result *res)
 		res->anomaly = res->fused > e->fuse_thr;
 }
 
-void rv_ens_score(const struct rv_ensemble *e, const float *feat, const float *raw,
-		  struct rv_ens_scratch *s, struct rv_ens_result *res, double *chan_weight)
+void rv_ens_score_batch(const struct rv_ensemble *e, const float *feat, size_t feat_ld,
+			const float *raw, size_t raw_ld, size_t n, struct rv_ens_scratch *s,
+			struct rv_ens_result *res)
 {
+	double score[RV_ENS_BATCH * RV_DET_COUNT];
+
+	for (size_t i0 = 0; i0 < n; i0 += RV_ENS_BATCH) {
+		size_t m = n - i0 < RV_ENS_BATCH ? n - i0 : RV_ENS_BATCH;
+
+		score_block(e, feat + i0 * feat_ld, feat_ld, raw ? raw + i0 * raw_ld : NULL, raw_ld,
+			    m, s, score);
+		for (size_t i = 0; i < m; i++) {
+			memcpy(res[i0 + i].score, score + i * RV_DET_COUNT, sizeof(res->score));
+			fuse(e, &res[i0 + i]);
+		}
+	}
+}
+
+void rv_ens_explain(const struct rv_ensemble *e, const float *feat, const float *raw,
+		    struct rv_ens_scratch *s, const struct rv_ens_result *res, double *chan_weight)
+{
+	double score[RV_DET_COUNT];
 	unsigned use;
 
-	/* Contributions cost as much again as the scores, and only windows that
-	 * something flagged are explained: score first, explain if needed. */
-	score_raw(e, feat, raw, s, res->score, NULL);
-	fuse(e, res);
-	if (!chan_weight)
-		return;
 	memset(chan_weight, 0, e->nchan * sizeof(*chan_weight));
 	if (!res->flags && !res->anomaly)
 		return;
 	if (e->cfg.attribution == RV_ATTR_ZSCORE) {
-		zscore_score(s->z, e->fs.nout, 1.0, s->contrib, s->sel);
+		rv_scaler_apply(&e->fs, feat, s->z);
+		rv_zscore_score(s->z, e->fs.nout, 1.0, s->contrib, s->sel, &s->guess);
 		add_channel_shares(s->contrib, &e->fs, e->feat_chan, 1.0, chan_weight);
 		return;
 	}
-	score_raw(e, feat, raw, s, res->score, s->shares);
+	score_raw(e, feat, raw, s, score, s->shares);
 	use = res->flags ? res->flags : e->cfg.enabled;
 	for (int d = 0; d < RV_DET_COUNT; d++) {
 		const double *sh = s->shares + (size_t)d * e->nchan;
@@ -338,6 +343,23 @@ void rv_ens_score(const struct rv_ensemble *e, const float *feat, const float *r
 		for (size_t c = 0; c < e->nchan; c++)
 			chan_weight[c] += sh[c];
 	}
+}
+
+void rv_ens_score(const struct rv_ensemble *e, const float *feat, const float *raw,
+		  struct rv_ens_scratch *s, struct rv_ens_result *res, double *chan_weight)
+{
+	rv_ens_score_batch(e, feat, 0, raw, 0, 1, s, res);
+	if (chan_weight)
+		rv_ens_explain(e, feat, raw, s, res, chan_weight);
+}
+
+/* OpenBLAS's own entry point for stopping its pool (it is what its fork
+ * handler calls); the pool starts again on the next threaded call. */
+int blas_thread_shutdown_(void);
+
+void rv_ens_blas_quiesce(void)
+{
+	blas_thread_shutdown_();
 }
 
 int rv_ens_blas_threads(int n)
@@ -362,6 +384,8 @@ struct train_scoring {
 	const struct rv_ensemble *e;
 	const struct rv_ens_train *tr;
 	struct rv_ens_scratch *s[RV_PARALLEL_MAX];
+	const float *feat, *raw;       /* the rows scored: n of them */
+	size_t n;
 	double *v;                     /* n x RV_DET_COUNT raw scores */
 };
 
@@ -370,19 +394,32 @@ static int score_train_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 	struct train_scoring *ts = ctx;
 	const struct rv_ens_train *tr = ts->tr;
 
-	for (size_t i = begin; i < end; i++) {
-		const float *raw = tr->raw ? tr->raw + i * tr->nraw : NULL;
-		score_raw(ts->e, tr->feat + i * tr->nfeat, raw, ts->s[slot],
-			  ts->v + i * RV_DET_COUNT, NULL);
+	for (size_t i = begin * RV_ENS_BATCH; i < end * RV_ENS_BATCH && i < ts->n;
+	     i += RV_ENS_BATCH) {
+		size_t n = ts->n - i < RV_ENS_BATCH ? ts->n - i : RV_ENS_BATCH;
+		const float *raw = ts->raw ? ts->raw + i * tr->nraw : NULL;
+		score_block(ts->e, ts->feat + i * tr->nfeat, tr->nfeat, raw, tr->nraw, n,
+			    ts->s[slot], ts->v + i * RV_DET_COUNT);
 	}
 	return 0;
 }
 
-/* Raw scores of every training row into v (n x RV_DET_COUNT), in parallel. */
+/* Number of calibration rows (see rv_ens_train). */
+static size_t cal_rows(const struct rv_ens_train *tr)
+{
+	return tr->cal_feat ? tr->cal_n : tr->n;
+}
+
+/* Raw scores of every calibration row into v (cal_rows x RV_DET_COUNT),
+ * in parallel. */
 static int score_training(const struct rv_ensemble *e, const struct rv_ens_train *tr, double *v)
 {
 	unsigned threads = tr->threads ? tr->threads : 1;
-	struct train_scoring ts = { .e = e, .tr = tr, .v = v };
+	struct train_scoring ts = {
+		.e = e, .tr = tr, .v = v, .n = cal_rows(tr),
+		.feat = tr->cal_feat ? tr->cal_feat : tr->feat,
+		.raw = tr->cal_feat ? tr->cal_raw : tr->raw,
+	};
 	int rc = 0, blas;
 
 	if (threads > RV_PARALLEL_MAX)
@@ -392,7 +429,9 @@ static int score_training(const struct rv_ensemble *e, const struct rv_ens_train
 			rc = -ENOMEM;
 	if (!rc) {
 		blas = rv_ens_blas_threads(1);
-		rc = rv_parallel_for(tr->n, threads, score_train_slice, &ts);
+		/* Whole batches per thread: results then do not depend on the count. */
+		rc = rv_parallel_for((ts.n + RV_ENS_BATCH - 1) / RV_ENS_BATCH, threads,
+				     score_train_slice, &ts);
 		rv_ens_blas_threads(blas);
 	}
 	for (unsigned t = 0; t < threads; t++)
@@ -465,30 +504,31 @@ static int out_of_fold(const struct rv_ensemble *e, const struct rv_ens_train *t
 
 static int fit_thresholds(struct rv_ensemble *e, const struct rv_ens_train *tr)
 {
-	double *v = malloc(tr->n * RV_DET_COUNT * sizeof(*v));
-	double *tmp = malloc(tr->n * sizeof(*tmp));
+	size_t n = cal_rows(tr);
+	double *v = malloc(n * RV_DET_COUNT * sizeof(*v));
+	double *tmp = malloc(n * sizeof(*tmp));
 	struct rv_ens_result res;
 	int rc = v && tmp ? score_training(e, tr, v) : -ENOMEM;
 
-	if (!rc)
+	if (!rc && !tr->cal_feat)
 		rc = out_of_fold(e, tr, v);
 	for (int d = 0; d < RV_DET_COUNT && !rc; d++) {
 		e->thr[d] = 1.0;
 		if (!rv_ens_enabled(e, (enum rv_det)d))
 			continue;
-		for (size_t i = 0; i < tr->n; i++)
+		for (size_t i = 0; i < n; i++)
 			tmp[i] = v[i * RV_DET_COUNT + (size_t)d];
-		e->thr[d] = threshold_of(e, (enum rv_det)d, tmp, tr->n);
+		e->thr[d] = threshold_of(e, (enum rv_det)d, tmp, n);
 	}
 	/* The fused score needs the thresholds; its own threshold is a quantile
-	 * of the training windows' fused scores. */
-	for (size_t i = 0; i < tr->n && !rc; i++) {
+	 * of the calibration windows' fused scores. */
+	for (size_t i = 0; i < n && !rc; i++) {
 		memcpy(res.score, v + i * RV_DET_COUNT, sizeof(res.score));
 		fuse(e, &res);
 		tmp[i] = res.fused;
 	}
 	if (!rc)
-		e->fuse_thr = rv_quantile_inplace(tmp, tr->n, e->cfg.fuse_quantile);
+		e->fuse_thr = rv_quantile_inplace(tmp, n, e->cfg.fuse_quantile);
 	free(v);
 	free(tmp);
 	return rc;

@@ -86,6 +86,11 @@ struct rv_ens_train {
 	size_t n;
 	size_t nchan;
 	unsigned threads;           /* for scoring the training rows (0: 1) */
+	/* Calibration rows whose scores set the thresholds (same layout as
+	 * feat/raw); NULL: the training rows themselves. Scoring is what a fit
+	 * mostly costs, so a long training set may calibrate on a sample. */
+	const float *cal_feat, *cal_raw;
+	size_t cal_n;
 };
 
 /* Fits every enabled detector and its threshold. *out is freed with
@@ -101,6 +106,9 @@ struct rv_ens_result {
 	double fused;                /* mean ratio of enabled detectors */
 	int anomaly;                 /* after fusion */
 };
+
+/* Rows scored together by rv_ens_score_batch (bounds its scratch). */
+enum { RV_ENS_BATCH = 64 };
 
 /* Per-window scratch, sized at creation; one per scoring thread. */
 struct rv_ens_scratch;
@@ -123,6 +131,29 @@ void rv_ens_score(const struct rv_ensemble *e, const float *feat, const float *r
  * product costs more in wake-ups than it saves.
  */
 int rv_ens_blas_threads(int n);
+
+/*
+ * Stops the BLAS worker threads now. OpenBLAS starts them when the library
+ * loads and each spins for about 0.1 s before it sleeps: most of a core
+ * taken from a short run's own threads. They start again on the next
+ * threaded BLAS call (large PCA fits).
+ */
+void rv_ens_blas_quiesce(void);
+
+/*
+ * Scores n windows at once (feature row i at feat + i * feat_ld, raw row
+ * at raw + i * raw_ld; raw may be NULL when spe is off) into res[0..n-1],
+ * with the same results as rv_ens_score but several times faster per
+ * window: blocks of RV_ENS_BATCH rows share matrix products. No attribution.
+ */
+void rv_ens_score_batch(const struct rv_ensemble *e, const float *feat, size_t feat_ld,
+			const float *raw, size_t raw_ld, size_t n, struct rv_ens_scratch *s,
+			struct rv_ens_result *res);
+
+/* Attribution of one scored window (res from rv_ens_score_batch): fills
+ * chan_weight as rv_ens_score does. */
+void rv_ens_explain(const struct rv_ensemble *e, const float *feat, const float *raw,
+		    struct rv_ens_scratch *s, const struct rv_ens_result *res, double *chan_weight);
 
 const struct rv_ens_config *rv_ens_config(const struct rv_ensemble *e);
 double rv_ens_threshold(const struct rv_ensemble *e, enum rv_det d);

@@ -577,3 +577,43 @@ int rv_pca_load(struct rv_rbuf *b, struct rv_pca **out, struct rv_err *err)
 	*out = p;
 	return 0;
 }
+
+size_t rv_pca_batch_scratch_len(const struct rv_pca *p, size_t n)
+{
+	return n * (p->F + p->k);
+}
+
+/* C = rows - mu (n x F) and T = C V (n x k): one sgemm for the block. */
+static void project_batch(const struct rv_pca *p, const float *x, size_t ld, size_t n,
+			  float *c, float *t)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < p->F; j++)
+			c[i * p->F + j] = (float)((double)x[i * ld + j] - p->mu[j]);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)p->k, (int)p->F, 1.0f,
+		    c, (int)p->F, p->V, (int)p->k, 0.0f, t, (int)p->k);
+}
+
+void rv_pca_score_batch(const struct rv_pca *p, const float *x, size_t ld, size_t n,
+			double *t2, double *spe, float *scratch)
+{
+	float *c = scratch, *t = scratch + n * p->F;
+
+	project_batch(p, x, ld, n, c, t);
+	for (size_t i = 0; i < n; i++) {
+		const float *ti = t + i * p->k, *ci = c + i * p->F;
+		double q = 0.0, tt = 0.0, cc = 0.0;
+
+		for (size_t k = 0; k < p->k; k++) {
+			q += (double)ti[k] * ti[k] / p->lambda[k];
+			tt += (double)ti[k] * ti[k];
+		}
+		if (t2)
+			t2[i] = sqrt(q);
+		if (spe) {
+			for (size_t j = 0; j < p->F; j++)
+				cc += (double)ci[j] * ci[j];
+			spe[i] = cc > tt ? cc - tt : 0.0;
+		}
+	}
+}

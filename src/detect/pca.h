@@ -46,6 +46,17 @@ size_t rv_pca_scratch_len(const struct rv_pca *p);
 double rv_pca_t2(const struct rv_pca *p, const float *x, double *contrib, double *scratch);
 double rv_pca_spe(const struct rv_pca *p, const float *x, double *contrib, double *scratch);
 
+/*
+ * Scores n rows at once (row i at x + i * ld): one matrix product for the
+ * block instead of n matrix-vector products. t2 and spe (n doubles each,
+ * either may be NULL) receive rv_pca_t2 and rv_pca_spe of each row (SPE as
+ * |xc|^2 - |t|^2, see rv_pca_spe). scratch holds
+ * rv_pca_batch_scratch_len(p, n) floats. Allocates nothing.
+ */
+size_t rv_pca_batch_scratch_len(const struct rv_pca *p, size_t n);
+void rv_pca_score_batch(const struct rv_pca *p, const float *x, size_t ld, size_t n,
+			double *t2, double *spe, float *scratch);
+
 /* Serialisation into a model file section; load checks F and the values. */
 void rv_pca_save(const struct rv_pca *p, struct rv_wbuf *b);
 int rv_pca_load(struct rv_rbuf *b, struct rv_pca **out, struct rv_err *err);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/rng.h"
 #include "features/features.h"
 #include "features/window.h"
 
@@ -26,6 +27,11 @@ enum { SLOW_WINDOW = 5, SLOW_STEP = 1, MIN_WINDOW = 3 };
  * component keep every kept eigenvalue estimated from enough data. Neither
  * binds on the labelled data sets (95 % of variance takes ~100 of 380). */
 enum { RV_DEFAULT_MAX_COMPONENTS = 256, RV_DEFAULT_ROWS_PER_COMPONENT = 10 };
+
+/* Training windows calibrating the thresholds at most (sample_calibration). */
+enum { RV_DEFAULT_MAX_TRAIN_WINDOWS = 8192 };
+/* Separates the sampling stream from the forest's, which shares the seed. */
+#define TRAIN_SAMPLE_SALT 0x7261696e73616d70ULL
 
 void rv_detect_opts_paper(struct rv_detect_opts *o)
 {
@@ -59,6 +65,7 @@ void rv_detect_opts_default(struct rv_detect_opts *o)
 	o->ens.fusion = RV_FUSE_SCORE;
 	o->ens.zscore_top = 0.1;
 	o->ens.pca_max_comp = RV_DEFAULT_MAX_COMPONENTS;
+	o->max_train_windows = RV_DEFAULT_MAX_TRAIN_WINDOWS;
 	o->ens.pca_rows_per_comp = RV_DEFAULT_ROWS_PER_COMPONENT;
 	o->ens.fuse_geometric = 1;
 	o->incident_gap = 2;
@@ -176,13 +183,64 @@ static int build_raw(const struct rv_model *m, const struct rv_table *t,
 	return 0;
 }
 
+/*
+ * The calibration sample: at most max_train_windows training windows,
+ * drawn at random (seeded) and kept in time order, whose scores set the
+ * thresholds. Scoring every training window is most of what a fit costs,
+ * and neighbouring windows overlap almost entirely, so a sample of a long
+ * training set loses little; the detectors themselves are fitted on every
+ * window (measured: fitting on the sample as well raised false alarms).
+ * A random draw, not a fixed stride: a stride can alias with a periodic
+ * signal and see one phase of it (a stride of 2 doubled the false alarms on
+ * one labelled entity). Fills cal (rows of fm) and cal_raw; NULL when every
+ * window is used.
+ */
+static int sample_calibration(const struct rv_detect_opts *o, const struct rv_model *m,
+			      const struct rv_featmat *fm, const float *raw, float **cal,
+			      float **cal_raw, size_t *cal_n)
+{
+	size_t cap = o->max_train_windows, nraw = m->nchan * m->nraw_pts, k = 0;
+	struct rv_rng rng;
+	uint8_t *pick;
+
+	*cal = *cal_raw = NULL;
+	*cal_n = 0;
+	if (cap == 0 || fm->nwin <= cap)
+		return 0;
+	pick = calloc(fm->nwin, 1);
+	*cal = malloc(cap * fm->nfeat * sizeof(**cal));
+	*cal_raw = malloc(cap * (nraw ? nraw : 1) * sizeof(**cal_raw));
+	if (!pick || !*cal || !*cal_raw) {
+		free(pick);
+		return -ENOMEM;
+	}
+	rv_rng_seed(&rng, o->ens.iforest.seed ^ TRAIN_SAMPLE_SALT);
+	/* Floyd's algorithm: cap distinct indices in cap draws. */
+	for (size_t j = fm->nwin - cap; j < fm->nwin; j++) {
+		size_t t = (size_t)rv_rng_below(&rng, j + 1);
+		pick[pick[t] ? j : t] = 1;
+	}
+	for (size_t w = 0; w < fm->nwin; w++) {
+		if (!pick[w])
+			continue;
+		memcpy(*cal + k * fm->nfeat, fm->x + w * fm->nfeat, fm->nfeat * sizeof(float));
+		if (nraw)
+			memcpy(*cal_raw + k * nraw, raw + w * nraw, nraw * sizeof(float));
+		k++;
+	}
+	*cal_n = k;
+	free(pick);
+	return 0;
+}
+
 int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 		 struct rv_model **out, struct rv_detect_stats *st, struct rv_err *err)
 {
 	struct rv_model *m = calloc(1, sizeof(*m));
 	struct rv_featmat fm;
-	float *raw = NULL;
+	float *raw = NULL, *cal = NULL, *cal_raw = NULL;
 	uint32_t *raw_chan = NULL;
+	size_t cal_n = 0;
 	rv_ns t0;
 	int rc;
 
@@ -198,8 +256,11 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 	if (!rc)
 		rc = rv_featmat_build_mt(train->values, train->nrows, train->ncols, m->masks,
 					 m->window, m->step, o->threads, &fm, err);
+
 	if (!rc)
 		rc = build_raw(m, train, &fm, &raw, &raw_chan);
+	if (!rc)
+		rc = sample_calibration(o, m, &fm, raw, &cal, &cal_raw, &cal_n);
 	if (st)
 		st->features_s += rv_clock_since_s(t0);
 	t0 = rv_clock_ns();
@@ -208,6 +269,7 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 			.feat = fm.x, .nfeat = fm.nfeat, .feat_chan = fm.chan,
 			.raw = raw, .nraw = m->nchan * m->nraw_pts, .raw_chan = raw_chan,
 			.n = fm.nwin, .nchan = m->nchan, .threads = o->threads,
+			.cal_feat = cal, .cal_raw = cal_raw, .cal_n = cal_n,
 		};
 		m->train_windows = fm.nwin;
 		rc = rv_ens_fit(&o->ens, &tr, &m->ens, err);
@@ -216,6 +278,8 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 		st->fit_s += rv_clock_since_s(t0);
 	free(raw);
 	free(raw_chan);
+	free(cal);
+	free(cal_raw);
 	rv_featmat_fini(&fm);
 	if (rc) {
 		rv_model_free(m);

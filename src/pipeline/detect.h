@@ -47,6 +47,7 @@ struct rv_detect_opts {
 	size_t incident_gap;         /* unflagged windows bridged inside an incident */
 	size_t incident_min;         /* flagged windows an incident needs */
 	unsigned threads;            /* worker threads for fitting and scoring (0: 1) */
+	size_t max_train_windows;    /* training windows that set thresholds at most (0: all) */
 };
 
 /* The paper's exact configuration and reveal's measured default. */

@@ -18,7 +18,8 @@
 #include "pipeline/delay.h"
 #include "pipeline/detect.h"
 
-enum { RUN_BLOCK = 1024 };
+/* Windows per block: a multiple of RV_ENS_BATCH. */
+enum { RUN_BLOCK = 16 * RV_ENS_BATCH };
 
 struct ranked {
 	double w;
@@ -37,6 +38,7 @@ struct block {
 	const struct rv_table *test;
 	const struct rv_featmat *fm;
 	size_t first;                    /* window index of the block's slot 0 */
+	size_t n;                        /* windows in the block */
 	struct rv_ens_result *res;       /* RUN_BLOCK */
 	double *weight;                  /* RUN_BLOCK x nchan */
 	uint32_t *rank;                  /* RUN_BLOCK x nchan */
@@ -76,22 +78,35 @@ static enum rv_subsystem rank_channels(const struct rv_model *m, const double *w
 	return best;
 }
 
+/* Scores the batches [begin, end) of the block. Work is split by whole
+ * batches so that a window always shares its batch with the same others:
+ * the matrix products then round alike for any thread count. */
 static int score_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 {
 	struct block *b = ctx;
 	const struct rv_model *m = b->m;
 	struct worker *wk = &b->w[slot];
+	size_t nraw = m->nchan * m->nraw_pts;
 
-	for (size_t i = begin; i < end; i++) {
-		size_t w = b->first + i;
-		double *weight = b->weight + i * m->nchan;
+	for (size_t i0 = begin * RV_ENS_BATCH; i0 < end * RV_ENS_BATCH && i0 < b->n;
+	     i0 += RV_ENS_BATCH) {
+		size_t n = b->n - i0 < RV_ENS_BATCH ? b->n - i0 : RV_ENS_BATCH;
+		size_t w0 = b->first + i0;
 
-		if (m->nraw_pts)
-			rv_model_raw_row(m, b->test, b->fm->end_row[w], wk->raw);
-		rv_ens_score(m->ens, b->fm->x + w * b->fm->nfeat, wk->raw, wk->scratch, &b->res[i],
-			     weight);
-		if (b->res[i].anomaly || b->res[i].flags)
-			b->subsystem[i] = rank_channels(m, weight, wk->rk, b->rank + i * m->nchan);
+		for (size_t i = 0; nraw && i < n; i++)
+			rv_model_raw_row(m, b->test, b->fm->end_row[w0 + i], wk->raw + i * nraw);
+		rv_ens_score_batch(m->ens, b->fm->x + w0 * b->fm->nfeat, b->fm->nfeat, wk->raw, nraw,
+				   n, wk->scratch, &b->res[i0]);
+		for (size_t i = i0; i < i0 + n; i++) {
+			double *weight = b->weight + i * m->nchan;
+			size_t w = b->first + i;
+
+			rv_ens_explain(m->ens, b->fm->x + w * b->fm->nfeat, wk->raw + (i - i0) * nraw,
+				       wk->scratch, &b->res[i], weight);
+			if (b->res[i].anomaly || b->res[i].flags)
+				b->subsystem[i] = rank_channels(m, weight, wk->rk,
+								b->rank + i * m->nchan);
+		}
 	}
 	return 0;
 }
@@ -124,7 +139,7 @@ static int block_alloc(struct block *b, const struct rv_model *m, unsigned threa
 	if (!b->res || !b->weight || !b->rank || !b->subsystem)
 		return -ENOMEM;
 	for (unsigned t = 0; t < threads; t++) {
-		b->w[t].raw = malloc((nraw ? nraw : 1) * sizeof(float));
+		b->w[t].raw = malloc(RV_ENS_BATCH * (nraw ? nraw : 1) * sizeof(float));
 		b->w[t].rk = malloc(m->nchan * sizeof(struct ranked));
 		b->w[t].scratch = rv_ens_scratch_new(m->ens);
 		if (!b->w[t].raw || !b->w[t].rk || !b->w[t].scratch)
@@ -178,7 +193,8 @@ static int score_windows(struct block *b, const struct rv_sink *sink, struct rv_
 	for (b->first = 0; b->first < b->fm->nwin && !rc; b->first += RUN_BLOCK) {
 		size_t n = b->fm->nwin - b->first < RUN_BLOCK ? b->fm->nwin - b->first : RUN_BLOCK;
 
-		rc = rv_parallel_for(n, b->threads, score_slice, b);
+		b->n = n;
+		rc = rv_parallel_for((n + RV_ENS_BATCH - 1) / RV_ENS_BATCH, b->threads, score_slice, b);
 		if (!rc)
 			rc = drain_block(b, n, sink, mg, dl, st);
 	}
