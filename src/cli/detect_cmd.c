@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/fmtnum.h"
 #include "base/log.h"
 #include "base/parallel.h"
 #include "cli/cli.h"
@@ -392,20 +393,28 @@ static int csv_window(void *ctx, const struct rv_window_out *w)
 {
 	struct csv_sink *s = ctx;
 	const struct rv_ens_result *r = w->res;
+	char num[RV_FMT_MAX];
 
-	fprintf(s->f, "%.15g,%d,%.6g", w->ts, r->anomaly, r->fused);
+	/* printf's float path was a tenth of a run's serial time: fmtnum. */
+	fwrite(num, 1, rv_fmt_g15(w->ts, num), s->f);
+	fputs(r->anomaly ? ",1," : ",0,", s->f);
+	fwrite(num, 1, rv_fmt_g6(r->fused, num), s->f);
 	for (int d = 0; d < RV_DET_SPE; d++)
-		fprintf(s->f, ",%u", (r->flags >> d) & 1u);
+		fputs((r->flags >> d) & 1u ? ",1" : ",0", s->f);
 	fputc(',', s->f);
 	for (size_t i = 0; i < w->nrank; i++) {
 		if (i)
 			putc(';', s->f);
 		fputs(s->m->names[w->rank[i]], s->f);
 	}
-	fprintf(s->f, ",%s,%u", w->nrank ? rv_subsystem_name(w->subsystem) : "",
-		(r->flags >> RV_DET_SPE) & 1u);
-	for (int d = 0; d < RV_DET_COUNT; d++)
-		fprintf(s->f, ",%.6g", r->ratio[d]);
+	fputc(',', s->f);
+	if (w->nrank)
+		fputs(rv_subsystem_name(w->subsystem), s->f);
+	fputs((r->flags >> RV_DET_SPE) & 1u ? ",1" : ",0", s->f);
+	for (int d = 0; d < RV_DET_COUNT; d++) {
+		fputc(',', s->f);
+		fwrite(num, 1, rv_fmt_g6(r->ratio[d], num), s->f);
+	}
 	return fputc('\n', s->f) == EOF ? -EIO : 0;
 }
 
