@@ -6,7 +6,6 @@
  * iforest work on the standardized features; spe works on the standardized
  * raw window with its own scaler and PCA.
  */
-#include "base/bigalloc.h"
 #include "detect/ensemble.h"
 #include "detect/ensemble_int.h"
 
@@ -564,7 +563,7 @@ static int pca_fit(const struct rv_ens_config *cfg, const float *z, size_t n, si
 /* Standardizes n rows of x with sc into a new n x sc->nout matrix. */
 static float *standardize(const struct rv_scaler *sc, const float *x, size_t n)
 {
-	float *z = rv_big_alloc(n * sc->nout * sizeof(*z));
+	float *z = malloc(n * sc->nout * sizeof(*z));
 
 	if (!z)
 		return NULL;

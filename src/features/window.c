@@ -10,7 +10,6 @@
  * All memory is taken before the loop: the matrix, its column labels and one
  * scratch buffer (w doubles, plus w per channel that asks for percentiles).
  */
-#include "base/bigalloc.h"
 #include "features/window.h"
 
 #include "base/parallel.h"
@@ -58,7 +57,7 @@ static int alloc_matrix(struct rv_featmat *m, size_t nwin, size_t nfeat)
 		return -ENOMEM;
 	m->nwin = nwin;
 	m->nfeat = nfeat;
-	m->x = rv_big_alloc(cells * sizeof(float));
+	m->x = malloc(cells * sizeof(float));
 	m->chan = malloc(nfeat * sizeof(uint32_t));
 	m->feat = malloc(nfeat * sizeof(uint8_t));
 	m->end_row = malloc(nwin * sizeof(size_t));

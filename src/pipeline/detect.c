@@ -3,7 +3,6 @@
  * See detect.h. The feature matrix of a whole table is built at once: this
  * is the offline path, where a table fits in memory by construction.
  */
-#include "base/bigalloc.h"
 #include "pipeline/detect.h"
 
 #include <errno.h>
@@ -173,7 +172,7 @@ static int build_raw(const struct rv_model *m, const struct rv_table *t,
 	*raw_chan = NULL;
 	if (!nraw)
 		return 0;
-	*raw = rv_big_alloc(fm->nwin * nraw * sizeof(**raw));
+	*raw = malloc(fm->nwin * nraw * sizeof(**raw));
 	*raw_chan = malloc(nraw * sizeof(**raw_chan));
 	if (!*raw || !*raw_chan)
 		return -ENOMEM;
@@ -209,7 +208,7 @@ static int sample_calibration(const struct rv_detect_opts *o, const struct rv_mo
 	if (cap == 0 || fm->nwin <= cap)
 		return 0;
 	pick = calloc(fm->nwin, 1);
-	*cal = rv_big_alloc(cap * fm->nfeat * sizeof(**cal));
+	*cal = malloc(cap * fm->nfeat * sizeof(**cal));
 	*cal_raw = malloc(cap * (nraw ? nraw : 1) * sizeof(**cal_raw));
 	if (!pick || !*cal || !*cal_raw) {
 		free(pick);

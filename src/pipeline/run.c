@@ -20,6 +20,8 @@
 
 /* Windows per block: a multiple of RV_ENS_BATCH. */
 enum { RUN_BLOCK = 16 * RV_ENS_BATCH };
+/* Channel counts ranked by insertion sort rather than qsort. */
+enum { RANK_INSERTION_MAX = 64 };
 
 struct ranked {
 	double w;
@@ -69,7 +71,18 @@ static enum rv_subsystem rank_channels(const struct rv_model *m, const double *w
 		rk[c].c = (uint32_t)c;
 		sub_w[rv_catalog_subsystem(m->names[c])] += weight[c];
 	}
-	qsort(rk, m->nchan, sizeof(*rk), cmp_ranked);
+	if (m->nchan <= RANK_INSERTION_MAX) {
+		/* Few channels: an insertion sort beats qsort's indirect calls. */
+		for (size_t i = 1; i < m->nchan; i++) {
+			struct ranked v = rk[i];
+			size_t j = i;
+			for (; j > 0 && cmp_ranked(&rk[j - 1], &v) > 0; j--)
+				rk[j] = rk[j - 1];
+			rk[j] = v;
+		}
+	} else {
+		qsort(rk, m->nchan, sizeof(*rk), cmp_ranked);
+	}
 	for (size_t c = 0; c < m->nchan; c++)
 		rank[c] = rk[c].c;
 	for (int s = 0; s < RV_SUB_COUNT; s++)

@@ -5,7 +5,6 @@
  * nominal interval of a recording whose rows may jitter or have holes).
  * See table.h.
  */
-#include "base/bigalloc.h"
 #include "record/table.h"
 
 #include <errno.h>
@@ -30,7 +29,7 @@ int rv_table_new(size_t nrows, size_t ncols, int with_ts, const char *path,
 		goto fail;
 	cells = nrows * ncols;
 	t->names = calloc(ncols ? ncols : 1, sizeof(*t->names));
-	t->values = rv_big_alloc(cells ? cells * sizeof(*t->values) : 1);
+	t->values = malloc(cells ? cells * sizeof(*t->values) : 1);
 	if (!t->names || !t->values)
 		goto fail;
 	for (size_t i = 0; i < cells; i++)
