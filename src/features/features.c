@@ -359,3 +359,24 @@ void rv_feat_window(const float *x, size_t w, size_t stride, unsigned mask,
 		if (mask & RV_FEAT_BIT(f))
 			*out++ = all[f];
 }
+
+void rv_feat_gauge_window(const float *x, size_t w, const double *sorted, float *out)
+{
+	struct win_stats st = { 0 };
+	double v[RV_FEAT_GAUGE_FAST_MAX] = { 0 };
+
+	for (size_t i = 0; i < w; i++)
+		v[i] = x[i];
+	first_pass(v, w, &st);
+	second_pass(v, w, &st);
+	out[0] = (float)st.mean;
+	out[1] = (float)sqrt(st.m2);
+	out[2] = (float)st.min;
+	out[3] = (float)st.max;
+	out[4] = (float)rv_feat_quantile_sorted(sorted, w, Q25);
+	out[5] = (float)rv_feat_quantile_sorted(sorted, w, Q75);
+	out[6] = (float)st.skew;
+	out[7] = (float)st.kurt;
+	out[8] = (float)st.slope;
+	out[9] = (float)st.ac1;
+}

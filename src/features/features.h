@@ -65,6 +65,15 @@ void rv_feat_window(const float *x, size_t w, size_t stride, unsigned mask,
  */
 double rv_feat_quantile_sorted(const double *sorted, size_t n, double q);
 
+/*
+ * The ten features of RV_FEAT_GAUGE_MASK for w <= RV_FEAT_GAUGE_FAST_MAX
+ * values x[0..w-1] (contiguous) whose sorted copy is given, as floats in
+ * enum order: the same arithmetic as rv_feat_window, without its generic
+ * mask handling, for the feature matrix's inner loop.
+ */
+enum { RV_FEAT_GAUGE_FAST_MAX = 32 };
+void rv_feat_gauge_window(const float *x, size_t w, const double *sorted, float *out);
+
 /* ADF p-value as above, for n values (scratch: n doubles). */
 double rv_feat_adf_pvalue(const float *x, size_t n, size_t stride, double *scratch);
 

@@ -24,6 +24,8 @@ enum { FEATMAT_MIN_W = 2 };
 static const double FEATMAT_Q25 = 0.25;
 static const double FEATMAT_Q75 = 0.75;
 #define PCTL_MASK (RV_FEAT_BIT(RV_F_P25) | RV_FEAT_BIT(RV_F_P75))
+/* Features of the gauge mask, written by rv_feat_gauge_window. */
+enum { GAUGE_FEATURES = 10 };
 
 static int check_args(const float *values, size_t nrows, size_t ncols,
 		      const unsigned *masks, size_t w, size_t step,
@@ -169,8 +171,14 @@ static void fill_rows(struct rv_featmat *m, const float *values, size_t nrows,
 
 			if (mask & PCTL_MASK) {
 				slide_sorted(sorted, col, w, first, step, k == k0);
-				rv_feat_window(col + first, w, 1, mask & ~PCTL_MASK, rest, scratch);
-				row = emit(row, mask, rest, sorted, w);
+				if (mask == RV_FEAT_GAUGE_MASK && w <= RV_FEAT_GAUGE_FAST_MAX) {
+					rv_feat_gauge_window(col + first, w, sorted, row);
+					row += GAUGE_FEATURES;
+				} else {
+					rv_feat_window(col + first, w, 1, mask & ~PCTL_MASK, rest,
+						       scratch);
+					row = emit(row, mask, rest, sorted, w);
+				}
 				sorted += w;
 			} else if (mask) {
 				rv_feat_window(col + first, w, 1, mask, rest, scratch);
