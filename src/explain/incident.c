@@ -21,7 +21,7 @@
 enum {
 	CLOSED_INITIAL_CAP = 16,  /* first allocation of the closed-incident array */
 	TABLE_TOP_METRICS = 3,    /* metrics named per table row */
-	TABLE_DET_WIDTH = 18,     /* detector column width, chars */
+	TABLE_DET_WIDTH = 22,     /* detector column: fits "zscore,pca,iforest,spe" */
 	ISO_TIME_LEN = 32,        /* "YYYY-MM-DDTHH:MM:SSZ" plus slack */
 	PERCENT = 100,
 };

@@ -15,8 +15,8 @@ PY=${PYTHON3:-python3}
 HEADER='timestamp,anomaly,score,zscore,pca,iforest,top_metrics,subsystem,spe,zscore_score,pca_score,iforest_score,spe_score'
 NCOLS=13
 FAR_S=5          # windows farther than this from any label count as normal time
-MAX_FALSE=3      # false incidents tolerated
-MIN_SUBSYS_OK=2  # faults whose incident must name the fault's subsystem
+MAX_FALSE=1      # false incidents tolerated
+MIN_SUBSYS_OK=3  # faults whose incident must name the fault's subsystem
 
 # json_field FILE NAME: a number from a flat JSON object.
 json_field() {
@@ -162,9 +162,6 @@ while [ $n -le 3 ]; do
 	printf '# fault %d: subsystem %s, incident says %s\n' "$n" "$want" "$got"
 	n=$((n + 1))
 done
-# TODO(attribution): with the current code this fails (1 of 3 on the default
-# synth seed: cpu contention and the disk write storm are attributed to
-# net/gpu). The lead is improving attribution; the bar stays at 2 of 3.
 check "incident subsystem matches the fault for >= $MIN_SUBSYS_OK of 3 faults ($subsys_ok)" \
 	[ "$subsys_ok" -ge "$MIN_SUBSYS_OK" ]
 
