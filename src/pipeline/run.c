@@ -9,6 +9,7 @@
  * length of the input, and the output is the same for any thread count.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,16 +36,27 @@ struct worker {
 	struct rv_ens_scratch *scratch;
 };
 
-struct block {
-	const struct rv_model *m;
-	const struct rv_table *test;
-	const struct rv_featmat *fm;
-	size_t first;                    /* window index of the block's slot 0 */
+/* A scored block of windows. */
+struct results {
+	size_t first;                    /* window index of slot 0 */
 	size_t n;                        /* windows in the block */
 	struct rv_ens_result *res;       /* RUN_BLOCK */
 	double *weight;                  /* RUN_BLOCK x nchan */
 	uint32_t *rank;                  /* RUN_BLOCK x nchan */
 	enum rv_subsystem *subsystem;    /* RUN_BLOCK */
+};
+
+/*
+ * Two result buffers: while the workers score block k into one, the
+ * drainer thread hands block k - 1 from the other to the merger, the delay
+ * line and the sink (the serial part of a run) in order.
+ */
+struct block {
+	const struct rv_model *m;
+	const struct rv_table *test;
+	const struct rv_featmat *fm;
+	struct results buf[2];
+	struct results *cur;             /* the buffer being scored */
 	struct worker w[RV_PARALLEL_MAX];
 	unsigned threads;
 };
@@ -99,29 +111,47 @@ static int score_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 	struct block *b = ctx;
 	const struct rv_model *m = b->m;
 	struct worker *wk = &b->w[slot];
+	struct results *r = b->cur;
 	size_t nraw = m->nchan * m->nraw_pts;
 
-	for (size_t i0 = begin * RV_ENS_BATCH; i0 < end * RV_ENS_BATCH && i0 < b->n;
+	for (size_t i0 = begin * RV_ENS_BATCH; i0 < end * RV_ENS_BATCH && i0 < r->n;
 	     i0 += RV_ENS_BATCH) {
-		size_t n = b->n - i0 < RV_ENS_BATCH ? b->n - i0 : RV_ENS_BATCH;
-		size_t w0 = b->first + i0;
+		size_t n = r->n - i0 < RV_ENS_BATCH ? r->n - i0 : RV_ENS_BATCH;
+		size_t w0 = r->first + i0;
 
 		for (size_t i = 0; nraw && i < n; i++)
 			rv_model_raw_row(m, b->test, b->fm->end_row[w0 + i], wk->raw + i * nraw);
 		rv_ens_score_batch(m->ens, b->fm->x + w0 * b->fm->nfeat, b->fm->nfeat, wk->raw, nraw,
-				   n, wk->scratch, &b->res[i0]);
+				   n, wk->scratch, &r->res[i0]);
 		for (size_t i = i0; i < i0 + n; i++) {
-			double *weight = b->weight + i * m->nchan;
-			size_t w = b->first + i;
+			double *weight = r->weight + i * m->nchan;
+			size_t w = r->first + i;
 
 			rv_ens_explain(m->ens, b->fm->x + w * b->fm->nfeat, wk->raw + (i - i0) * nraw,
-				       wk->scratch, &b->res[i], weight);
-			if (b->res[i].anomaly || b->res[i].flags)
-				b->subsystem[i] = rank_channels(m, weight, wk->rk,
-								b->rank + i * m->nchan);
+				       wk->scratch, &r->res[i], weight);
+			if (r->res[i].anomaly || r->res[i].flags)
+				r->subsystem[i] = rank_channels(m, weight, wk->rk,
+								r->rank + i * m->nchan);
 		}
 	}
 	return 0;
+}
+
+static void results_free(struct results *r)
+{
+	free(r->res);
+	free(r->weight);
+	free(r->rank);
+	free(r->subsystem);
+}
+
+static int results_alloc(struct results *r, size_t nchan)
+{
+	r->res = calloc(RUN_BLOCK, sizeof(*r->res));
+	r->weight = calloc((size_t)RUN_BLOCK * nchan, sizeof(*r->weight));
+	r->rank = calloc((size_t)RUN_BLOCK * nchan, sizeof(*r->rank));
+	r->subsystem = calloc(RUN_BLOCK, sizeof(*r->subsystem));
+	return r->res && r->weight && r->rank && r->subsystem ? 0 : -ENOMEM;
 }
 
 static void block_free(struct block *b)
@@ -131,10 +161,8 @@ static void block_free(struct block *b)
 		free(b->w[t].rk);
 		rv_ens_scratch_free(b->w[t].scratch);
 	}
-	free(b->res);
-	free(b->weight);
-	free(b->rank);
-	free(b->subsystem);
+	results_free(&b->buf[0]);
+	results_free(&b->buf[1]);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -145,11 +173,7 @@ static int block_alloc(struct block *b, const struct rv_model *m, unsigned threa
 	memset(b, 0, sizeof(*b));
 	b->m = m;
 	b->threads = threads;
-	b->res = calloc(RUN_BLOCK, sizeof(*b->res));
-	b->weight = calloc((size_t)RUN_BLOCK * m->nchan, sizeof(*b->weight));
-	b->rank = calloc((size_t)RUN_BLOCK * m->nchan, sizeof(*b->rank));
-	b->subsystem = calloc(RUN_BLOCK, sizeof(*b->subsystem));
-	if (!b->res || !b->weight || !b->rank || !b->subsystem)
+	if (results_alloc(&b->buf[0], m->nchan) || results_alloc(&b->buf[1], m->nchan))
 		return -ENOMEM;
 	for (unsigned t = 0; t < threads; t++) {
 		b->w[t].raw = malloc(RV_ENS_BATCH * (nraw ? nraw : 1) * sizeof(float));
@@ -170,47 +194,90 @@ static void count_window(struct rv_detect_stats *st, const struct rv_ens_result 
 		st->det_flagged[d] += (res->flags >> d) & 1u;
 }
 
-/* Hands the scored windows of a block, in order, to merger and delay line. */
-static int drain_block(struct block *b, size_t n, const struct rv_sink *sink,
-		       struct rv_incmerge *mg, struct rv_delay *dl, struct rv_detect_stats *st)
+/* The serial stage: the scored windows of one block, in order, to the
+ * merger and the delay line (and through it to the sink). */
+struct drain {
+	const struct block *b;
+	const struct results *r;
+	const struct rv_sink *sink;
+	struct rv_incmerge *mg;
+	struct rv_delay *dl;
+	struct rv_detect_stats *st;
+	int rc;
+	pthread_t tid;
+	int running;
+};
+
+static void drain_results(struct drain *d)
 {
-	const struct rv_model *m = b->m;
-	size_t min = rv_incmerge_min_windows(mg);
+	const struct rv_model *m = d->b->m;
+	const struct results *r = d->r;
+	size_t min = rv_incmerge_min_windows(d->mg);
 
-	for (size_t i = 0; i < n; i++) {
-		const struct rv_ens_result *res = &b->res[i];
-		size_t w = b->first + i;
-		struct rv_window_out out = { .index = w, .res = res, .rank = b->rank + i * m->nchan };
-		int flagged = res->anomaly || res->flags, rc;
+	for (size_t i = 0; i < r->n && !d->rc; i++) {
+		const struct rv_ens_result *res = &r->res[i];
+		size_t w = r->first + i, end = d->b->fm->end_row[w];
+		struct rv_window_out out = { .index = w, .res = res, .rank = r->rank + i * m->nchan };
+		int flagged = res->anomaly || res->flags;
 
-		out.ts = b->test->ts ? b->test->ts[b->fm->end_row[w]] : (double)b->fm->end_row[w];
+		out.ts = d->b->test->ts ? d->b->test->ts[end] : (double)end;
 		out.nrank = flagged ? m->nchan : 0;
-		out.subsystem = flagged ? b->subsystem[i] : RV_SUB_OTHER;
-		count_window(st, res);
-		rc = rv_incmerge_push(mg, w, out.ts, res->anomaly, res->fused, res->flags,
-				      b->weight + i * m->nchan);
-		if (rc)
-			return rc;
-		rv_delay_push(dl, &out, m->nchan);
-		if ((rc = rv_delay_flush(dl, mg, min, sink, 0)) != 0)
-			return rc;
+		out.subsystem = flagged ? r->subsystem[i] : RV_SUB_OTHER;
+		count_window(d->st, res);
+		d->rc = rv_incmerge_push(d->mg, w, out.ts, res->anomaly, res->fused, res->flags,
+					 r->weight + i * m->nchan);
+		if (d->rc)
+			break;
+		rv_delay_push(d->dl, &out, m->nchan);
+		d->rc = rv_delay_flush(d->dl, d->mg, min, d->sink, 0);
 	}
-	return 0;
+}
+
+static void *drain_thread(void *arg)
+{
+	drain_results(arg);
+	return NULL;
+}
+
+/* Waits for the drainer; returns its result. */
+static int drain_wait(struct drain *d)
+{
+	if (d->running)
+		pthread_join(d->tid, NULL);
+	d->running = 0;
+	return d->rc;
+}
+
+/* Drains r on the drainer thread (in this thread if none can start). */
+static void drain_start(struct drain *d, const struct results *r)
+{
+	d->r = r;
+	d->running = pthread_create(&d->tid, NULL, drain_thread, d) == 0;
+	if (!d->running)
+		drain_results(d);
 }
 
 static int score_windows(struct block *b, const struct rv_sink *sink, struct rv_incmerge *mg,
 			 struct rv_delay *dl, struct rv_detect_stats *st)
 {
+	struct drain d = { .b = b, .sink = sink, .mg = mg, .dl = dl, .st = st };
+	size_t k = 0;
 	int rc = 0;
 
-	for (b->first = 0; b->first < b->fm->nwin && !rc; b->first += RUN_BLOCK) {
-		size_t n = b->fm->nwin - b->first < RUN_BLOCK ? b->fm->nwin - b->first : RUN_BLOCK;
+	for (size_t first = 0; first < b->fm->nwin && !rc; first += RUN_BLOCK, k++) {
+		size_t n = b->fm->nwin - first < RUN_BLOCK ? b->fm->nwin - first : RUN_BLOCK;
 
-		b->n = n;
+		b->cur = &b->buf[k % 2];
+		b->cur->first = first;
+		b->cur->n = n;
 		rc = rv_parallel_for((n + RV_ENS_BATCH - 1) / RV_ENS_BATCH, b->threads, score_slice, b);
+		if (drain_wait(&d) != 0 && !rc)
+			rc = d.rc;
 		if (!rc)
-			rc = drain_block(b, n, sink, mg, dl, st);
+			drain_start(&d, b->cur);
 	}
+	if (drain_wait(&d) != 0 && !rc)
+		rc = d.rc;
 	if (rc)
 		return rc;
 	if (rv_incmerge_finish(mg) != 0)
