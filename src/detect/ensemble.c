@@ -41,7 +41,7 @@ enum { ENS_MIN_ROWS = 8 };
 
 static int pca_fit(const struct rv_ens_config *cfg, const float *z, size_t n, size_t F,
 		   double keep, unsigned threads, struct rv_pca **out, struct rv_err *err);
-static float *standardize(const struct rv_scaler *sc, const float *x, size_t n);
+static float *standardize(const struct rv_scaler *sc, const float *x, size_t n, unsigned threads);
 
 struct rv_ens_scratch {
 	float *z, *rz;
@@ -462,7 +462,7 @@ static int crossfit(const struct rv_ensemble *e, enum rv_det d, const struct rv_
 	const float *x = d == RV_DET_SPE ? tr->raw : tr->feat;
 	double keep = d == RV_DET_SPE ? e->cfg.spe_var_keep : e->cfg.var_keep;
 	size_t half = tr->n / 2, dims = sc->nout;
-	float *z = standardize(sc, x, tr->n);
+	float *z = standardize(sc, x, tr->n, tr->threads);
 	double *scratch = NULL;
 	int rc = z ? 0 : -ENOMEM;
 
@@ -560,16 +560,30 @@ static int pca_fit(const struct rv_ens_config *cfg, const float *z, size_t n, si
 	return rc;
 }
 
-/* Standardizes n rows of x with sc into a new n x sc->nout matrix. */
-static float *standardize(const struct rv_scaler *sc, const float *x, size_t n)
-{
-	float *z = malloc(n * sc->nout * sizeof(*z));
+struct standardizing {
+	const struct rv_scaler *sc;
+	const float *x;
+	float *z;
+};
 
-	if (!z)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		rv_scaler_apply(sc, x + i * sc->nin, z + i * sc->nout);
-	return z;
+static int standardize_slice(void *ctx, size_t begin, size_t end, unsigned slot)
+{
+	struct standardizing *st = ctx;
+
+	(void)slot;
+	for (size_t i = begin; i < end; i++)
+		rv_scaler_apply(st->sc, st->x + i * st->sc->nin, st->z + i * st->sc->nout);
+	return 0;
+}
+
+/* Standardizes n rows of x with sc into a new n x sc->nout matrix. */
+static float *standardize(const struct rv_scaler *sc, const float *x, size_t n, unsigned threads)
+{
+	struct standardizing st = { sc, x, malloc(n * sc->nout * sizeof(float)) };
+
+	if (st.z)
+		rv_parallel_for(n, threads, standardize_slice, &st);
+	return st.z;
 }
 
 static int fit_spe(struct rv_ensemble *e, const struct rv_ens_train *tr, struct rv_err *err)
@@ -582,7 +596,7 @@ static int fit_spe(struct rv_ensemble *e, const struct rv_ens_train *tr, struct 
 	rc = rv_scaler_fit(&e->rs, tr->raw, tr->n, tr->nraw, err);
 	if (rc)
 		return rc;
-	z = standardize(&e->rs, tr->raw, tr->n);
+	z = standardize(&e->rs, tr->raw, tr->n, 1);
 	if (!z)
 		return -ENOMEM;
 	rc = pca_fit(&e->cfg, z, tr->n, e->rs.nout, e->cfg.spe_var_keep, tr->threads, &e->spe, err);
@@ -629,10 +643,10 @@ static int fit_detectors(struct rv_ensemble *e, const struct rv_ens_train *tr, s
 	float *z;
 	int rc;
 
-	rc = rv_scaler_fit(&e->fs, tr->feat, tr->n, tr->nfeat, err);
+	rc = rv_scaler_fit_mt(&e->fs, tr->feat, tr->n, tr->nfeat, tr->threads, err);
 	if (rc)
 		return rc;
-	z = standardize(&e->fs, tr->feat, tr->n);
+	z = standardize(&e->fs, tr->feat, tr->n, tr->threads);
 	if (!z)
 		return -ENOMEM;
 	ft.z = z;

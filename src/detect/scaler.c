@@ -5,6 +5,8 @@
  */
 #include "detect/scaler.h"
 
+#include "base/parallel.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -21,7 +23,43 @@ static int scaler_alloc(struct rv_scaler *s, size_t nout)
 	return s->keep && s->mean && s->inv_sd && s->sd ? 0 : -ENOMEM;
 }
 
+/* Column sums of one range of columns: each column keeps its summation
+ * order whatever the split, so the result does not depend on threads. */
+struct moments {
+	const float *x;
+	size_t n, nin;
+	double *mean, *m2;
+};
+
+static int moments_slice(void *ctx, size_t j0, size_t j1, unsigned slot)
+{
+	struct moments *mo = ctx;
+
+	(void)slot;
+	for (size_t i = 0; i < mo->n; i++) {
+		const float *row = mo->x + i * mo->nin;
+		for (size_t j = j0; j < j1; j++)
+			mo->mean[j] += row[j];
+	}
+	for (size_t j = j0; j < j1; j++)
+		mo->mean[j] /= (double)mo->n;
+	for (size_t i = 0; i < mo->n; i++) {
+		const float *row = mo->x + i * mo->nin;
+		for (size_t j = j0; j < j1; j++) {
+			double d = row[j] - mo->mean[j];
+			mo->m2[j] += d * d;
+		}
+	}
+	return 0;
+}
+
 int rv_scaler_fit(struct rv_scaler *s, const float *x, size_t n, size_t nin, struct rv_err *err)
+{
+	return rv_scaler_fit_mt(s, x, n, nin, 1, err);
+}
+
+int rv_scaler_fit_mt(struct rv_scaler *s, const float *x, size_t n, size_t nin, unsigned threads,
+		     struct rv_err *err)
 {
 	double *mean, *m2;
 	int rc = 0;
@@ -35,16 +73,8 @@ int rv_scaler_fit(struct rv_scaler *s, const float *x, size_t n, size_t nin, str
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < nin; j++)
-			mean[j] += x[i * nin + j];
-	for (size_t j = 0; j < nin; j++)
-		mean[j] /= (double)n;
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < nin; j++) {
-			double d = x[i * nin + j] - mean[j];
-			m2[j] += d * d;
-		}
+	struct moments mo = { x, n, nin, mean, m2 };
+	rv_parallel_for(nin, threads, moments_slice, &mo);
 	s->nin = nin;
 	for (size_t j = 0; j < nin; j++)
 		if (sqrt(m2[j] / (double)n) > RV_SCALER_MIN_SD)

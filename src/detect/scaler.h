@@ -30,6 +30,10 @@ struct rv_scaler {
  * column is constant, -ENOMEM. Call rv_scaler_fini afterwards. */
 int rv_scaler_fit(struct rv_scaler *s, const float *x, size_t n, size_t nin, struct rv_err *err);
 void rv_scaler_fini(struct rv_scaler *s);
+/* The same on up to `threads` threads (columns split between them); the
+ * result does not depend on the thread count. */
+int rv_scaler_fit_mt(struct rv_scaler *s, const float *x, size_t n, size_t nin, unsigned threads,
+		     struct rv_err *err);
 
 /* z[0..nout-1] from one input row x[0..nin-1]. */
 void rv_scaler_apply(const struct rv_scaler *s, const float *x, float *z);
