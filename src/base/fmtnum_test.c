@@ -17,22 +17,13 @@
 
 enum { RANDOM_VALUES = 100000 };
 
-static void check_g6(double v)
+/* fmt (rv_fmt_g6 or rv_fmt_g15) prints v as printf's "%.<digits>g" does. */
+static void check(double v, size_t (*fmt)(double, char *), int digits)
 {
 	char got[RV_FMT_MAX], want[64];
-	size_t n = rv_fmt_g6(v, got);
+	size_t n = fmt(v, got);
 
-	snprintf(want, sizeof(want), "%.6g", v);
-	assert_string_equal(got, want);
-	assert_int_equal(n, strlen(want));
-}
-
-static void check_g15(double v)
-{
-	char got[RV_FMT_MAX], want[64];
-	size_t n = rv_fmt_g15(v, got);
-
-	snprintf(want, sizeof(want), "%.15g", v);
+	snprintf(want, sizeof(want), "%.*g", digits, v);
 	assert_string_equal(got, want);
 	assert_int_equal(n, strlen(want));
 }
@@ -48,7 +39,7 @@ static void test_g6_edges(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		check_g6(v[i]);
+		check(v[i], rv_fmt_g6, 6);
 }
 
 static void test_g6_random(void **state)
@@ -59,7 +50,7 @@ static void test_g6_random(void **state)
 	rv_rng_seed(&r, 7);
 	for (int i = 0; i < RANDOM_VALUES; i++) {
 		double mag = exp(rv_rng_uniform(&r) * 30.0 - 15.0);
-		check_g6(rv_rng_u64(&r) & 1 ? mag : -mag);
+		check(rv_rng_u64(&r) & 1 ? mag : -mag, rv_fmt_g6, 6);
 	}
 }
 
@@ -72,7 +63,7 @@ static void test_g15(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		check_g15(v[i]);
+		check(v[i], rv_fmt_g15, 15);
 }
 
 int main(void)

@@ -22,74 +22,8 @@
 
 #include "base/crc32c.h"
 #include "pipeline/detect.h"
+#include "pipeline/pipeline_testutil.h"
 #include "record/synth.h"
-
-enum { MAX_WINDOWS = 4096, MAX_CHAN = 32 };
-
-/* --------------------------------------------------------------- sink */
-
-struct seen {
-	size_t index, nrank;
-	double ts;
-	struct rv_ens_result res;
-	uint32_t rank[MAX_CHAN];
-	enum rv_subsystem subsystem;
-};
-
-struct capture {
-	struct seen *w;
-	size_t n;
-	size_t fail_at;     /* return -EIO at this window (SIZE_MAX: never) */
-	size_t nchan;
-};
-
-static int capture_window(void *ctx, const struct rv_window_out *o)
-{
-	struct capture *c = ctx;
-	struct seen *s;
-
-	if (c->n == c->fail_at)
-		return -EIO;
-	assert_true(c->n < MAX_WINDOWS);
-	s = &c->w[c->n++];
-	memset(s, 0, sizeof(*s));
-	s->index = o->index;
-	s->ts = o->ts;
-	s->res = *o->res;
-	s->nrank = o->nrank;
-	assert_true(o->nrank == 0 || o->nrank == c->nchan);
-	assert_true(o->nrank <= MAX_CHAN);
-	if (o->nrank)
-		memcpy(s->rank, o->rank, o->nrank * sizeof(uint32_t));
-	s->subsystem = o->subsystem;
-	return 0;
-}
-
-static void capture_init(struct capture *c, size_t nchan)
-{
-	c->w = calloc(MAX_WINDOWS, sizeof(*c->w));
-	assert_non_null(c->w);
-	c->n = 0;
-	c->fail_at = SIZE_MAX;
-	c->nchan = nchan;
-}
-
-/* Runs m over t into c with a fresh merger (returned, caller frees). */
-static struct rv_incmerge *run(const struct rv_model *m, const struct rv_table *t,
-			       struct capture *c, size_t gap, size_t min, unsigned threads)
-{
-	struct rv_incmerge *mg = rv_incmerge_new(m->nchan, (const char *const *)m->names, gap, min);
-	struct rv_sink sink = { .ctx = c, .window = capture_window };
-	struct rv_err err = { 0 };
-	int rc;
-
-	assert_non_null(mg);
-	capture_init(c, m->nchan);
-	rc = rv_model_run(m, t, &sink, mg, threads, NULL, &err);
-	if (rc)
-		fail_msg("rv_model_run: %d %s", rc, err.msg);
-	return mg;
-}
 
 /* --------------------------------------------------------- model file */
 
@@ -106,37 +40,6 @@ static void same_model(const struct rv_model *a, const struct rv_model *b)
 	assert_int_equal(a->nraw_pts, b->nraw_pts);
 	assert_memory_equal(a->raw_pos, b->raw_pos, a->nraw_pts * sizeof(a->raw_pos[0]));
 	assert_int_equal(a->train_windows, b->train_windows);
-}
-
-static void same_output(const struct capture *a, const struct capture *b)
-{
-	assert_int_equal(a->n, b->n);
-	for (size_t w = 0; w < a->n; w++) {
-		const struct seen *x = &a->w[w], *y = &b->w[w];
-		assert_int_equal(x->index, y->index);
-		assert_true(x->ts == y->ts);
-		assert_memory_equal(x->res.score, y->res.score, sizeof(x->res.score));
-		assert_memory_equal(x->res.ratio, y->res.ratio, sizeof(x->res.ratio));
-		assert_true(x->res.fused == y->res.fused);
-		assert_int_equal(x->res.flags, y->res.flags);
-		assert_int_equal(x->res.anomaly, y->res.anomaly);
-		assert_int_equal(x->nrank, y->nrank);
-		assert_memory_equal(x->rank, y->rank, x->nrank * sizeof(x->rank[0]));
-		assert_int_equal(x->subsystem, y->subsystem);
-	}
-}
-
-static void same_incidents(const struct rv_incmerge *a, const struct rv_incmerge *b)
-{
-	assert_int_equal(rv_incmerge_count(a), rv_incmerge_count(b));
-	for (size_t i = 0; i < rv_incmerge_count(a); i++) {
-		const struct rv_incident *x = rv_incmerge_get(a, i), *y = rv_incmerge_get(b, i);
-		assert_int_equal(x->first_win, y->first_win);
-		assert_int_equal(x->last_win, y->last_win);
-		assert_true(x->peak_score == y->peak_score && x->mean_score == y->mean_score);
-		assert_int_equal(x->ntop, y->ntop);
-		assert_memory_equal(x->top, y->top, x->ntop * sizeof(x->top[0]));
-	}
 }
 
 struct synth {
@@ -206,12 +109,9 @@ static void test_save_load_round_trip(void **state)
 	mt = run(l, S.test, &t, 2, 2, 3);
 	same_output(&a, &t);
 	same_incidents(ma, mt);
-	rv_incmerge_free(ma);
-	rv_incmerge_free(mb);
-	rv_incmerge_free(mt);
-	free(a.w);
-	free(b.w);
-	free(t.w);
+	run_free(ma, &a);
+	run_free(mb, &b);
+	run_free(mt, &t);
 	rv_model_free(l);
 	(void)state;
 }

@@ -4,7 +4,8 @@
  * delay line (per-window verdicts equal coverage by incidents, recomputed
  * here from the raw per-window decisions), gap bridging and min_windows on
  * crafted spikes, runs longer than a scoring block, thread counts and the
- * test-table check. The model file: modelfile_test.c.
+ * test-table check. The model file: modelfile_test.c; the capturing sink and
+ * run comparisons both use: pipeline_testutil.h.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,8 +23,9 @@
 #include "base/parallel.h"
 #include "base/rng.h"
 #include "pipeline/detect.h"
+#include "pipeline/pipeline_testutil.h"
 
-enum { NCH = 4, IH_TERMS = 12, MAX_WINDOWS = 4096 };
+enum { NCH = 4, IH_TERMS = 12 };
 
 static const char *const NAMES[NCH] = {
 	"cpu.busy_pct", "mem.used_bytes", "net.rx_bytes:eth0", "gpu.util_pct:gpu0",
@@ -69,70 +71,6 @@ static void spike(struct rv_table *t, size_t win, size_t len, size_t c, double k
 {
 	for (size_t i = win * len; i < (win + 1) * len; i++)
 		t->values[c * t->nrows + i] += (float)(k * CH_SD[c]);
-}
-
-/* --------------------------------------------------------------- sink */
-
-struct seen {
-	size_t index, nrank;
-	double ts;
-	struct rv_ens_result res;
-	uint32_t rank[NCH * 4];
-	enum rv_subsystem subsystem;
-};
-
-struct capture {
-	struct seen *w;
-	size_t n;
-	size_t fail_at;     /* return -EIO at this window (SIZE_MAX: never) */
-	size_t nchan;
-};
-
-static int capture_window(void *ctx, const struct rv_window_out *o)
-{
-	struct capture *c = ctx;
-	struct seen *s;
-
-	if (c->n == c->fail_at)
-		return -EIO;
-	assert_true(c->n < MAX_WINDOWS);
-	s = &c->w[c->n++];
-	memset(s, 0, sizeof(*s));
-	s->index = o->index;
-	s->ts = o->ts;
-	s->res = *o->res;
-	s->nrank = o->nrank;
-	assert_true(o->nrank == 0 || o->nrank == c->nchan);
-	if (o->nrank)
-		memcpy(s->rank, o->rank, o->nrank * sizeof(uint32_t));
-	s->subsystem = o->subsystem;
-	return 0;
-}
-
-static void capture_init(struct capture *c, size_t nchan)
-{
-	c->w = calloc(MAX_WINDOWS, sizeof(*c->w));
-	assert_non_null(c->w);
-	c->n = 0;
-	c->fail_at = SIZE_MAX;
-	c->nchan = nchan;
-}
-
-/* Runs m over t into c with a fresh merger (returned, caller frees). */
-static struct rv_incmerge *run(const struct rv_model *m, const struct rv_table *t,
-			       struct capture *c, size_t gap, size_t min, unsigned threads)
-{
-	struct rv_incmerge *mg = rv_incmerge_new(m->nchan, (const char *const *)m->names, gap, min);
-	struct rv_sink sink = { .ctx = c, .window = capture_window };
-	struct rv_err err = { 0 };
-	int rc;
-
-	assert_non_null(mg);
-	capture_init(c, m->nchan);
-	rc = rv_model_run(m, t, &sink, mg, threads, NULL, &err);
-	if (rc)
-		fail_msg("rv_model_run: %d %s", rc, err.msg);
-	return mg;
 }
 
 static struct rv_model *fit(const struct rv_detect_opts *o, const struct rv_table *t)
@@ -414,8 +352,7 @@ static void test_delay_line_coverage(void **state)
 			struct rv_incmerge *mg = run(m, test, &c, settings[s][0], settings[s][1], 1);
 			assert_int_equal(c.n, 896);
 			incidents += check_coverage(m, &c, mg, settings[s][0], settings[s][1]);
-			rv_incmerge_free(mg);
-			free(c.w);
+			run_free(mg, &c);
 		}
 		rv_model_free(m);
 	}
@@ -488,8 +425,7 @@ static void test_gap_and_min(void **state)
 		assert_true(c.w[10].rank[0] == 0 || c.w[10].rank[0] == 2);
 		assert_true(c.w[10].rank[1] == 0 || c.w[10].rank[1] == 2);
 		check_coverage(m, &c, mg, sc->gap, sc->min);
-		rv_incmerge_free(mg);
-		free(c.w);
+		run_free(mg, &c);
 	}
 	rv_model_free(m);
 	rv_table_free(train);
@@ -580,37 +516,6 @@ static void test_check_table(void **state)
 	(void)state;
 }
 
-static void same_output(const struct capture *a, const struct capture *b)
-{
-	assert_int_equal(a->n, b->n);
-	for (size_t w = 0; w < a->n; w++) {
-		const struct seen *x = &a->w[w], *y = &b->w[w];
-		assert_int_equal(x->index, y->index);
-		assert_true(x->ts == y->ts);
-		assert_memory_equal(x->res.score, y->res.score, sizeof(x->res.score));
-		assert_memory_equal(x->res.ratio, y->res.ratio, sizeof(x->res.ratio));
-		assert_true(x->res.fused == y->res.fused);
-		assert_int_equal(x->res.flags, y->res.flags);
-		assert_int_equal(x->res.anomaly, y->res.anomaly);
-		assert_int_equal(x->nrank, y->nrank);
-		assert_memory_equal(x->rank, y->rank, x->nrank * sizeof(x->rank[0]));
-		assert_int_equal(x->subsystem, y->subsystem);
-	}
-}
-
-static void same_incidents(const struct rv_incmerge *a, const struct rv_incmerge *b)
-{
-	assert_int_equal(rv_incmerge_count(a), rv_incmerge_count(b));
-	for (size_t i = 0; i < rv_incmerge_count(a); i++) {
-		const struct rv_incident *x = rv_incmerge_get(a, i), *y = rv_incmerge_get(b, i);
-		assert_int_equal(x->first_win, y->first_win);
-		assert_int_equal(x->last_win, y->last_win);
-		assert_true(x->peak_score == y->peak_score && x->mean_score == y->mean_score);
-		assert_int_equal(x->ntop, y->ntop);
-		assert_memory_equal(x->top, y->top, x->ntop * sizeof(x->top[0]));
-	}
-}
-
 /* More windows than one scoring block (run.c scores in blocks of 1024):
  * incidents across block boundaries, any thread count, same verdicts. */
 static void test_long_run(void **state)
@@ -638,10 +543,8 @@ static void test_long_run(void **state)
 	 * incident that crosses window 1024, the first of the second block */
 	assert_int_equal(a.w[1023].res.anomaly, 1);
 	assert_int_equal(a.w[1024].res.anomaly, 1);
-	rv_incmerge_free(ma);
-	rv_incmerge_free(mb);
-	free(a.w);
-	free(b.w);
+	run_free(ma, &a);
+	run_free(mb, &b);
 	rv_model_free(m);
 	rv_table_free(train);
 	rv_table_free(test);
@@ -663,10 +566,8 @@ static void test_threads_above_max(void **state)
 	ma = run(m, train, &a, 0, 1, 1);
 	mb = run(m, train, &b, 0, 1, 2 * RV_PARALLEL_MAX);
 	same_output(&a, &b);
-	rv_incmerge_free(ma);
-	rv_incmerge_free(mb);
-	free(a.w);
-	free(b.w);
+	run_free(ma, &a);
+	run_free(mb, &b);
 	rv_model_free(m);
 	rv_table_free(train);
 	(void)state;
