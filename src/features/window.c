@@ -81,8 +81,8 @@ static void label_columns(struct rv_featmat *m, size_t ncols, const unsigned *ma
 			}
 }
 
-/* Keeps a[0..n] ascending after adding x to the n sorted values a[0..n-1]. */
-static void sorted_insert(double *a, size_t n, double x)
+/* First index of the n sorted values a whose value is not below x. */
+static size_t lower_bound(const double *a, size_t n, double x)
 {
 	size_t lo = 0, hi = n;
 
@@ -94,24 +94,24 @@ static void sorted_insert(double *a, size_t n, double x)
 		else
 			hi = mid;
 	}
-	memmove(a + lo + 1, a + lo, (n - lo) * sizeof(double));
-	a[lo] = x;
+	return lo;
+}
+
+/* Keeps a[0..n] ascending after adding x to the n sorted values a[0..n-1]. */
+static void sorted_insert(double *a, size_t n, double x)
+{
+	size_t at = lower_bound(a, n, x);
+
+	memmove(a + at + 1, a + at, (n - at) * sizeof(double));
+	a[at] = x;
 }
 
 /* Drops one value equal to x (present) from the n sorted values a. */
 static void sorted_remove(double *a, size_t n, double x)
 {
-	size_t lo = 0, hi = n - 1;
+	size_t at = lower_bound(a, n - 1, x);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (a[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	memmove(a + lo, a + lo + 1, (n - lo - 1) * sizeof(double));
+	memmove(a + at, a + at + 1, (n - at - 1) * sizeof(double));
 }
 
 /*
