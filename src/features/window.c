@@ -153,18 +153,18 @@ static float *emit(float *row, unsigned mask, const double *rest,
 }
 
 /* scratch: w doubles for rv_feat_window, then w sorted doubles per channel. */
-static void fill_rows(struct rv_featmat *m, const float *values, size_t nrows,
-		      size_t ncols, const unsigned *masks, size_t w, size_t step,
-		      double *scratch, size_t k0, size_t k1)
+/* Rows of windows k0..k1-1 into x (row of k0 first, nfeat apart). */
+static void fill_range(float *x, size_t nfeat, const float *values, size_t nrows, size_t ncols,
+		       const unsigned *masks, size_t w, size_t step, double *scratch, size_t k0,
+		       size_t k1)
 {
 	double rest[RV_F_COUNT];
 
 	for (size_t k = k0; k < k1; k++) {
 		size_t first = k * step;
-		float *row = m->x + k * m->nfeat;
+		float *row = x + (k - k0) * nfeat;
 		double *sorted = scratch + w;
 
-		m->end_row[k] = first + w - 1;
 		for (size_t c = 0; c < ncols; c++) {
 			const float *col = values + c * nrows;
 			unsigned mask = masks[c];
@@ -187,6 +187,41 @@ static void fill_rows(struct rv_featmat *m, const float *values, size_t nrows,
 			}
 		}
 	}
+}
+
+static void fill_rows(struct rv_featmat *m, const float *values, size_t nrows,
+		      size_t ncols, const unsigned *masks, size_t w, size_t step,
+		      double *scratch, size_t k0, size_t k1)
+{
+	for (size_t k = k0; k < k1; k++)
+		m->end_row[k] = k * step + w - 1;
+	fill_range(m->x + k0 * m->nfeat, m->nfeat, values, nrows, ncols, masks, w, step, scratch,
+		   k0, k1);
+}
+
+size_t rv_featmat_width(size_t ncols, const unsigned *masks)
+{
+	size_t nfeat = 0;
+
+	for (size_t c = 0; c < ncols; c++)
+		nfeat += rv_feat_count(masks[c]);
+	return nfeat;
+}
+
+size_t rv_featmat_scratch_len(size_t ncols, const unsigned *masks, size_t w)
+{
+	size_t nsorted = 0;
+
+	for (size_t c = 0; c < ncols; c++)
+		nsorted += (masks[c] & PCTL_MASK) != 0;
+	return (nsorted + 1) * w;
+}
+
+void rv_featmat_rows(const float *values, size_t nrows, size_t ncols, const unsigned *masks,
+		     size_t w, size_t step, size_t k0, size_t k1, float *rows, double *scratch)
+{
+	fill_range(rows, rv_featmat_width(ncols, masks), values, nrows, ncols, masks, w, step,
+		   scratch, k0, k1);
 }
 
 /* One thread's share of the windows: its own scratch, its own sorted

@@ -46,6 +46,17 @@ int rv_featmat_build_mt(const float *values, size_t nrows, size_t ncols,
 			const unsigned *masks, size_t w, size_t step, unsigned threads,
 			struct rv_featmat *out, struct rv_err *err);
 
+/*
+ * Streaming use: the features of windows k0..k1-1 (numbered as by
+ * rv_featmat_build; the caller checked they fit in nrows) into rows,
+ * (k1 - k0) x rv_featmat_width() floats, with scratch of
+ * rv_featmat_scratch_len() doubles. Same values as the matrix builder.
+ */
+size_t rv_featmat_width(size_t ncols, const unsigned *masks);
+size_t rv_featmat_scratch_len(size_t ncols, const unsigned *masks, size_t w);
+void rv_featmat_rows(const float *values, size_t nrows, size_t ncols, const unsigned *masks,
+		     size_t w, size_t step, size_t k0, size_t k1, float *rows, double *scratch);
+
 void rv_featmat_fini(struct rv_featmat *m);
 
 /* Column name "channel/feature", e.g. "cpu.util/mean", written into buf

@@ -31,6 +31,8 @@ struct ranked {
 
 /* Per-thread scratch. */
 struct worker {
+	float *feat;                     /* RV_ENS_BATCH feature rows */
+	double *fscratch;                /* for rv_featmat_rows */
 	float *raw;
 	struct ranked *rk;
 	struct rv_ens_scratch *scratch;
@@ -54,7 +56,7 @@ struct results {
 struct block {
 	const struct rv_model *m;
 	const struct rv_table *test;
-	const struct rv_featmat *fm;
+	size_t nwin, nfeat;              /* test windows, features per window */
 	struct results buf[2];
 	struct results *cur;             /* the buffer being scored */
 	struct worker w[RV_PARALLEL_MAX];
@@ -106,6 +108,12 @@ static enum rv_subsystem rank_channels(const struct rv_model *m, const double *w
 /* Scores the batches [begin, end) of the block. Work is split by whole
  * batches so that a window always shares its batch with the same others:
  * the matrix products then round alike for any thread count. */
+/* Input row of the last sample of window w. */
+static size_t end_row(const struct rv_model *m, size_t w)
+{
+	return w * m->step + m->window - 1;
+}
+
 static int score_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 {
 	struct block *b = ctx;
@@ -119,16 +127,19 @@ static int score_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 		size_t n = r->n - i0 < RV_ENS_BATCH ? r->n - i0 : RV_ENS_BATCH;
 		size_t w0 = r->first + i0;
 
+		/* Features are computed here, a batch at a time, not as a matrix
+		 * of the whole input: they stay in cache for the scoring. */
+		rv_featmat_rows(b->test->values, b->test->nrows, m->nchan, m->masks, m->window,
+				m->step, w0, w0 + n, wk->feat, wk->fscratch);
 		for (size_t i = 0; nraw && i < n; i++)
-			rv_model_raw_row(m, b->test, b->fm->end_row[w0 + i], wk->raw + i * nraw);
-		rv_ens_score_batch(m->ens, b->fm->x + w0 * b->fm->nfeat, b->fm->nfeat, wk->raw, nraw,
-				   n, wk->scratch, &r->res[i0]);
+			rv_model_raw_row(m, b->test, end_row(m, w0 + i), wk->raw + i * nraw);
+		rv_ens_score_batch(m->ens, wk->feat, b->nfeat, wk->raw, nraw, n, wk->scratch,
+				   &r->res[i0]);
 		for (size_t i = i0; i < i0 + n; i++) {
 			double *weight = r->weight + i * m->nchan;
-			size_t w = r->first + i;
 
-			rv_ens_explain(m->ens, b->fm->x + w * b->fm->nfeat, wk->raw + (i - i0) * nraw,
-				       wk->scratch, &r->res[i], weight);
+			rv_ens_explain(m->ens, wk->feat + (i - i0) * b->nfeat,
+				       wk->raw + (i - i0) * nraw, wk->scratch, &r->res[i], weight);
 			if (r->res[i].anomaly || r->res[i].flags)
 				r->subsystem[i] = rank_channels(m, weight, wk->rk,
 								r->rank + i * m->nchan);
@@ -157,6 +168,8 @@ static int results_alloc(struct results *r, size_t nchan)
 static void block_free(struct block *b)
 {
 	for (unsigned t = 0; t < RV_PARALLEL_MAX; t++) {
+		free(b->w[t].feat);
+		free(b->w[t].fscratch);
 		free(b->w[t].raw);
 		free(b->w[t].rk);
 		rv_ens_scratch_free(b->w[t].scratch);
@@ -175,7 +188,13 @@ static int block_alloc(struct block *b, const struct rv_model *m, unsigned threa
 	b->threads = threads;
 	if (results_alloc(&b->buf[0], m->nchan) || results_alloc(&b->buf[1], m->nchan))
 		return -ENOMEM;
+	b->nfeat = rv_featmat_width(m->nchan, m->masks);
 	for (unsigned t = 0; t < threads; t++) {
+		b->w[t].feat = malloc(RV_ENS_BATCH * b->nfeat * sizeof(float));
+		b->w[t].fscratch = malloc(rv_featmat_scratch_len(m->nchan, m->masks, m->window) *
+					  sizeof(double));
+		if (!b->w[t].feat || !b->w[t].fscratch)
+			return -ENOMEM;
 		b->w[t].raw = malloc(RV_ENS_BATCH * (nraw ? nraw : 1) * sizeof(float));
 		b->w[t].rk = malloc(m->nchan * sizeof(struct ranked));
 		b->w[t].scratch = rv_ens_scratch_new(m->ens);
@@ -216,7 +235,7 @@ static void drain_results(struct drain *d)
 
 	for (size_t i = 0; i < r->n && !d->rc; i++) {
 		const struct rv_ens_result *res = &r->res[i];
-		size_t w = r->first + i, end = d->b->fm->end_row[w];
+		size_t w = r->first + i, end = end_row(m, w);
 		struct rv_window_out out = { .index = w, .res = res, .rank = r->rank + i * m->nchan };
 		int flagged = res->anomaly || res->flags;
 
@@ -264,8 +283,8 @@ static int score_windows(struct block *b, const struct rv_sink *sink, struct rv_
 	size_t k = 0;
 	int rc = 0;
 
-	for (size_t first = 0; first < b->fm->nwin && !rc; first += RUN_BLOCK, k++) {
-		size_t n = b->fm->nwin - first < RUN_BLOCK ? b->fm->nwin - first : RUN_BLOCK;
+	for (size_t first = 0; first < b->nwin && !rc; first += RUN_BLOCK, k++) {
+		size_t n = b->nwin - first < RUN_BLOCK ? b->nwin - first : RUN_BLOCK;
 
 		b->cur = &b->buf[k % 2];
 		b->cur->first = first;
@@ -298,19 +317,11 @@ int rv_model_run(const struct rv_model *m, const struct rv_table *test, const st
 		 struct rv_err *err)
 {
 	struct rv_delay dl = { 0 };
-	struct rv_featmat fm;
 	struct block b;
 	rv_ns t0;
 	int rc, blas;
 
 	if ((rc = rv_model_check_table(m, test, err)) != 0)
-		return rc;
-	t0 = rv_clock_ns();
-	rc = rv_featmat_build_mt(test->values, test->nrows, test->ncols, m->masks, m->window,
-				 m->step, threads, &fm, err);
-	if (st)
-		st->features_s += rv_clock_since_s(t0);
-	if (rc)
 		return rc;
 	threads = threads < 1 ? 1 : threads > RV_PARALLEL_MAX ? RV_PARALLEL_MAX : threads;
 	rc = block_alloc(&b, m, threads);
@@ -318,7 +329,7 @@ int rv_model_run(const struct rv_model *m, const struct rv_table *test, const st
 		rc = rv_delay_init(&dl, m, rv_incmerge_max_gap(mg), rv_incmerge_min_windows(mg));
 	if (!rc) {
 		b.test = test;
-		b.fm = &fm;
+		b.nwin = (test->nrows - m->window) / m->step + 1;
 		blas = rv_ens_blas_threads(1);
 		t0 = rv_clock_ns();
 		rc = score_windows(&b, sink, mg, &dl, st);
@@ -329,6 +340,5 @@ int rv_model_run(const struct rv_model *m, const struct rv_table *test, const st
 	count_incidents(mg, st);
 	rv_delay_fini(&dl);
 	block_free(&b);
-	rv_featmat_fini(&fm);
 	return rc;
 }
