@@ -460,18 +460,25 @@ static int crossfit(const struct rv_ensemble *e, enum rv_det d, const struct rv_
 {
 	const struct rv_scaler *sc = d == RV_DET_SPE ? &e->rs : &e->fs;
 	const float *x = d == RV_DET_SPE ? tr->raw : tr->feat;
-	double keep = d == RV_DET_SPE ? e->cfg.spe_var_keep : e->cfg.var_keep;
 	size_t half = tr->n / 2, dims = sc->nout;
 	float *z = standardize(sc, x, tr->n, tr->threads);
 	double *scratch = NULL;
 	int rc = z ? 0 : -ENOMEM;
+	/* The fold models keep exactly the final model's component count: T2
+	 * grows with the number of components and SPE shrinks with it, so a
+	 * fold with fewer (the row cap halves with the rows) would set a
+	 * threshold on another scale. */
+	struct rv_ens_config fold_cfg = e->cfg;
+
+	fold_cfg.pca_max_comp = rv_pca_ncomp(d == RV_DET_SPE ? e->spe : e->pca);
+	fold_cfg.pca_rows_per_comp = 0;
 
 	for (int fold = 0; fold < 2 && !rc; fold++) {
 		size_t f0 = fold ? half : 0, fn = fold ? tr->n - half : half;
 		size_t t0 = fold ? 0 : half, tn = fold ? half : tr->n - half;
 		struct rv_pca *p = NULL;
 
-		rc = pca_fit(&e->cfg, z + f0 * dims, fn, dims, keep, tr->threads, &p, NULL);
+		rc = pca_fit(&fold_cfg, z + f0 * dims, fn, dims, 1.0, tr->threads, &p, NULL);
 		if (!rc && !(scratch = realloc(scratch, rv_pca_scratch_len(p) * sizeof(double))))
 			rc = -ENOMEM;
 		for (size_t i = t0; i < t0 + tn && !rc; i++) {
