@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+static double quantile_sorted(const double *v, size_t n, double q);
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -21,12 +23,76 @@ void rv_sort_doubles(double *v, size_t n)
 	qsort(v, n, sizeof(*v), cmp_double);
 }
 
+/* Puts the k-th smallest of v[0..n-1] at v[k], smaller ones before it and
+ * larger ones after (Hoare partition, median-of-three pivot); no NaN. */
+static void select_kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		double a = v[lo], b = v[mid], c = v[hi];
+		double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		size_t i = lo, j = hi;
+
+		for (;;) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i >= j)
+				break;
+			double t = v[i];
+			v[i] = v[j];
+			v[j] = t;
+			i++;
+			j--;
+		}
+		if (k <= j)
+			hi = j;
+		else
+			lo = j + 1;
+	}
+}
+
 double rv_quantile_inplace(double *v, size_t n, double q)
+{
+	double pos, frac, next;
+	size_t lo;
+
+	for (size_t i = 0; i < n; i++)
+		if (isnan(v[i])) {
+			/* Rare: sort, so that NaN ranks last as documented. */
+			rv_sort_doubles(v, n);
+			return quantile_sorted(v, n, q);
+		}
+	if (q <= 0.0 || q >= 1.0 || n == 1) {
+		double m = v[0];
+		for (size_t i = 1; i < n; i++)
+			m = q <= 0.0 ? (v[i] < m ? v[i] : m) : (v[i] > m ? v[i] : m);
+		return m;
+	}
+	pos = q * (double)(n - 1);
+	lo = (size_t)floor(pos);
+	frac = pos - (double)lo;
+	if (lo + 1 >= n) {
+		select_kth(v, n, n - 1);
+		return v[n - 1];
+	}
+	/* Selection instead of a sort: thresholds take quantiles of thousands
+	 * of training scores, once per detector, on the serial path. */
+	select_kth(v, n, lo);
+	next = v[lo + 1];
+	for (size_t i = lo + 2; i < n; i++)
+		next = v[i] < next ? v[i] : next;
+	return v[lo] + frac * (next - v[lo]);
+}
+
+static double quantile_sorted(const double *v, size_t n, double q)
 {
 	double pos, frac;
 	size_t lo;
 
-	rv_sort_doubles(v, n);
 	if (q <= 0.0)
 		return v[0];
 	if (q >= 1.0)

@@ -8,7 +8,8 @@
 
 /*
  * q-quantile (q in [0, 1]) of v[0..n-1] with numpy's default linear
- * interpolation at (n-1)*q. Sorts v in place. n must be > 0.
+ * interpolation at (n-1)*q. Reorders v (a selection, not a full sort;
+ * sorted when v holds a NaN, which ranks last). n must be > 0.
  */
 double rv_quantile_inplace(double *v, size_t n, double q);
 
