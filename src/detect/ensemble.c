@@ -384,8 +384,9 @@ struct train_scoring {
 	const struct rv_ensemble *e;
 	const struct rv_ens_train *tr;
 	struct rv_ens_scratch *s[RV_PARALLEL_MAX];
-	const float *feat, *raw;       /* the rows scored: n of them */
-	size_t n;
+	float *gf[RV_PARALLEL_MAX];    /* a batch of gathered calibration rows */
+	float *gr[RV_PARALLEL_MAX];
+	size_t n;                      /* rows scored */
 	double *v;                     /* n x RV_DET_COUNT raw scores */
 };
 
@@ -397,9 +398,23 @@ static int score_train_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 	for (size_t i = begin * RV_ENS_BATCH; i < end * RV_ENS_BATCH && i < ts->n;
 	     i += RV_ENS_BATCH) {
 		size_t n = ts->n - i < RV_ENS_BATCH ? ts->n - i : RV_ENS_BATCH;
-		const float *raw = ts->raw ? ts->raw + i * tr->nraw : NULL;
-		score_block(ts->e, ts->feat + i * tr->nfeat, tr->nfeat, raw, tr->nraw, n,
-			    ts->s[slot], ts->v + i * RV_DET_COUNT);
+		const float *feat = tr->feat + i * tr->nfeat;
+		const float *raw = tr->raw ? tr->raw + i * tr->nraw : NULL;
+
+		if (tr->cal_idx) {
+			for (size_t k = 0; k < n; k++) {
+				size_t r = tr->cal_idx[i + k];
+				memcpy(ts->gf[slot] + k * tr->nfeat, tr->feat + r * tr->nfeat,
+				       tr->nfeat * sizeof(float));
+				if (tr->raw)
+					memcpy(ts->gr[slot] + k * tr->nraw, tr->raw + r * tr->nraw,
+					       tr->nraw * sizeof(float));
+			}
+			feat = ts->gf[slot];
+			raw = tr->raw ? ts->gr[slot] : NULL;
+		}
+		score_block(ts->e, feat, tr->nfeat, raw, tr->nraw, n, ts->s[slot],
+			    ts->v + i * RV_DET_COUNT);
 	}
 	return 0;
 }
@@ -407,7 +422,7 @@ static int score_train_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 /* Number of calibration rows (see rv_ens_train). */
 static size_t cal_rows(const struct rv_ens_train *tr)
 {
-	return tr->cal_feat ? tr->cal_n : tr->n;
+	return tr->cal_idx ? tr->cal_n : tr->n;
 }
 
 /* Raw scores of every calibration row into v (cal_rows x RV_DET_COUNT),
@@ -415,18 +430,18 @@ static size_t cal_rows(const struct rv_ens_train *tr)
 static int score_training(const struct rv_ensemble *e, const struct rv_ens_train *tr, double *v)
 {
 	unsigned threads = tr->threads ? tr->threads : 1;
-	struct train_scoring ts = {
-		.e = e, .tr = tr, .v = v, .n = cal_rows(tr),
-		.feat = tr->cal_feat ? tr->cal_feat : tr->feat,
-		.raw = tr->cal_feat ? tr->cal_raw : tr->raw,
-	};
+	struct train_scoring ts = { .e = e, .tr = tr, .v = v, .n = cal_rows(tr) };
 	int rc = 0, blas;
 
 	if (threads > RV_PARALLEL_MAX)
 		threads = RV_PARALLEL_MAX;
-	for (unsigned t = 0; t < threads && !rc; t++)
-		if (!(ts.s[t] = rv_ens_scratch_new(e)))
+	for (unsigned t = 0; t < threads && !rc; t++) {
+		ts.s[t] = rv_ens_scratch_new(e);
+		ts.gf[t] = malloc(RV_ENS_BATCH * (tr->nfeat ? tr->nfeat : 1) * sizeof(float));
+		ts.gr[t] = malloc(RV_ENS_BATCH * (tr->nraw ? tr->nraw : 1) * sizeof(float));
+		if (!ts.s[t] || !ts.gf[t] || !ts.gr[t])
 			rc = -ENOMEM;
+	}
 	if (!rc) {
 		blas = rv_ens_blas_threads(1);
 		/* Whole batches per thread: results then do not depend on the count. */
@@ -434,8 +449,11 @@ static int score_training(const struct rv_ensemble *e, const struct rv_ens_train
 				     score_train_slice, &ts);
 		rv_ens_blas_threads(blas);
 	}
-	for (unsigned t = 0; t < threads; t++)
+	for (unsigned t = 0; t < threads; t++) {
 		rv_ens_scratch_free(ts.s[t]);
+		free(ts.gf[t]);
+		free(ts.gr[t]);
+	}
 	return rc;
 }
 
@@ -517,7 +535,7 @@ static int fit_thresholds(struct rv_ensemble *e, const struct rv_ens_train *tr)
 	struct rv_ens_result res;
 	int rc = v && tmp ? score_training(e, tr, v) : -ENOMEM;
 
-	if (!rc && !tr->cal_feat)
+	if (!rc && !tr->cal_idx)
 		rc = out_of_fold(e, tr, v);
 	for (int d = 0; d < RV_DET_COUNT && !rc; d++) {
 		e->thr[d] = 1.0;

@@ -86,10 +86,10 @@ struct rv_ens_train {
 	size_t n;
 	size_t nchan;
 	unsigned threads;           /* for scoring the training rows (0: 1) */
-	/* Calibration rows whose scores set the thresholds (same layout as
-	 * feat/raw); NULL: the training rows themselves. Scoring is what a fit
-	 * mostly costs, so a long training set may calibrate on a sample. */
-	const float *cal_feat, *cal_raw;
+	/* The training rows whose scores set the thresholds: cal_n ascending
+	 * row indices, or NULL for all rows. Scoring is what a fit mostly
+	 * costs, so a long training set may calibrate on a sample. */
+	const uint32_t *cal_idx;
 	size_t cal_n;
 };
 

@@ -192,25 +192,23 @@ static int build_raw(const struct rv_model *m, const struct rv_table *t,
  * window (measured: fitting on the sample as well raised false alarms).
  * A random draw, not a fixed stride: a stride can alias with a periodic
  * signal and see one phase of it (a stride of 2 doubled the false alarms on
- * one labelled entity). Fills cal (rows of fm) and cal_raw; NULL when every
- * window is used.
+ * one labelled entity). Fills cal with the ascending window indices; NULL
+ * when every window is used.
  */
-static int sample_calibration(const struct rv_detect_opts *o, const struct rv_model *m,
-			      const struct rv_featmat *fm, const float *raw, float **cal,
-			      float **cal_raw, size_t *cal_n)
+static int sample_calibration(const struct rv_detect_opts *o, const struct rv_featmat *fm,
+			      uint32_t **cal, size_t *cal_n)
 {
-	size_t cap = o->max_train_windows, nraw = m->nchan * m->nraw_pts, k = 0;
+	size_t cap = o->max_train_windows, k = 0;
 	struct rv_rng rng;
 	uint8_t *pick;
 
-	*cal = *cal_raw = NULL;
+	*cal = NULL;
 	*cal_n = 0;
 	if (cap == 0 || fm->nwin <= cap)
 		return 0;
 	pick = calloc(fm->nwin, 1);
-	*cal = malloc(cap * fm->nfeat * sizeof(**cal));
-	*cal_raw = malloc(cap * (nraw ? nraw : 1) * sizeof(**cal_raw));
-	if (!pick || !*cal || !*cal_raw) {
+	*cal = malloc(cap * sizeof(**cal));
+	if (!pick || !*cal) {
 		free(pick);
 		return -ENOMEM;
 	}
@@ -220,14 +218,9 @@ static int sample_calibration(const struct rv_detect_opts *o, const struct rv_mo
 		size_t t = (size_t)rv_rng_below(&rng, j + 1);
 		pick[pick[t] ? j : t] = 1;
 	}
-	for (size_t w = 0; w < fm->nwin; w++) {
-		if (!pick[w])
-			continue;
-		memcpy(*cal + k * fm->nfeat, fm->x + w * fm->nfeat, fm->nfeat * sizeof(float));
-		if (nraw)
-			memcpy(*cal_raw + k * nraw, raw + w * nraw, nraw * sizeof(float));
-		k++;
-	}
+	for (size_t w = 0; w < fm->nwin; w++)
+		if (pick[w])
+			(*cal)[k++] = (uint32_t)w;
 	*cal_n = k;
 	free(pick);
 	return 0;
@@ -238,8 +231,8 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 {
 	struct rv_model *m = calloc(1, sizeof(*m));
 	struct rv_featmat fm;
-	float *raw = NULL, *cal = NULL, *cal_raw = NULL;
-	uint32_t *raw_chan = NULL;
+	float *raw = NULL;
+	uint32_t *raw_chan = NULL, *cal = NULL;
 	size_t cal_n = 0;
 	rv_ns t0;
 	int rc;
@@ -260,7 +253,7 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 	if (!rc)
 		rc = build_raw(m, train, &fm, &raw, &raw_chan);
 	if (!rc)
-		rc = sample_calibration(o, m, &fm, raw, &cal, &cal_raw, &cal_n);
+		rc = sample_calibration(o, &fm, &cal, &cal_n);
 	if (st)
 		st->features_s += rv_clock_since_s(t0);
 	t0 = rv_clock_ns();
@@ -269,7 +262,7 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 			.feat = fm.x, .nfeat = fm.nfeat, .feat_chan = fm.chan,
 			.raw = raw, .nraw = m->nchan * m->nraw_pts, .raw_chan = raw_chan,
 			.n = fm.nwin, .nchan = m->nchan, .threads = o->threads,
-			.cal_feat = cal, .cal_raw = cal_raw, .cal_n = cal_n,
+			.cal_idx = cal, .cal_n = cal_n,
 		};
 		m->train_windows = fm.nwin;
 		rc = rv_ens_fit(&o->ens, &tr, &m->ens, err);
@@ -279,7 +272,6 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 	free(raw);
 	free(raw_chan);
 	free(cal);
-	free(cal_raw);
 	rv_featmat_fini(&fm);
 	if (rc) {
 		rv_model_free(m);
