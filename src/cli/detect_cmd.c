@@ -208,34 +208,15 @@ static int parse_fraction(const char *opt, const char *v, double lo, double hi, 
 	return 0;
 }
 
-/* Options of the configuration (applied over the preset). */
-static int apply_config_option(int id, const char *v, struct rv_detect_opts *o)
+/* Numeric options of the detectors (applied over the preset); 1 when id
+ * is not one of them. */
+static int apply_number_option(int id, const char *v, struct rv_detect_opts *o)
 {
 	struct rv_ens_config *e = &o->ens;
 	size_t n;
-	int rc = 0, on;
+	int rc;
 
 	switch (id) {
-	case OPT_WINDOW:
-		return rv_cli_parse_span(v, &o->window) ? bad_value("window", v, "N or a duration like 3s") : 0;
-	case OPT_STEP:
-		return rv_cli_parse_span(v, &o->step) ? bad_value("step", v, "N or a duration like 1s") : 0;
-	case OPT_ADF:
-		if (strcmp(v, "auto") == 0)
-			o->adf = RV_ADF_AUTO;
-		else if ((rc = parse_onoff("adf", v, &on)) == 0)
-			o->adf = on ? RV_ADF_ON : RV_ADF_OFF;
-		return rc;
-	case OPT_EVENTS:
-		return parse_onoff("events", v, &o->events);
-	case OPT_DETECTORS:
-		return parse_detectors(v, &e->enabled) ? bad_value("detectors", v, "a comma list of zscore,pca,iforest,spe") : 0;
-	case OPT_FUSION:
-		rc = rv_fusion_parse(v);
-		if (rc < 0)
-			return bad_value("fusion", v, "vote or score");
-		e->fusion = (enum rv_fusion)rc;
-		return 0;
 	case OPT_VOTES:
 		rc = parse_count("votes", v, 1, &n);
 		e->vote_k = (unsigned)n;
@@ -258,31 +239,63 @@ static int apply_config_option(int id, const char *v, struct rv_detect_opts *o)
 		rc = parse_count("seed", v, 0, &n);
 		e->iforest.seed = n;
 		return rc;
+	case OPT_ZSCORE_TOP:
+		return parse_fraction("zscore-top", v, 0.0, 1.0, &e->zscore_top);
 	case OPT_GAP:
 		return parse_count("gap", v, 0, &o->incident_gap);
 	case OPT_MIN_WINDOWS:
 		return parse_count("min-windows", v, 1, &o->incident_min);
 	case OPT_MAX_TRAIN:
 		return parse_count("max-train-windows", v, 0, &o->max_train_windows);
-	case OPT_ATTRIBUTION:
-		rc = rv_attribution_parse(v);
-		if (rc < 0)
-			return bad_value("attribution", v, "zscore or ensemble");
-		e->attribution = (enum rv_attribution)rc;
-		return 0;
 	case OPT_THREADS:
 		rc = parse_count("threads", v, 1, &n);
 		o->threads = n > RV_PARALLEL_MAX ? RV_PARALLEL_MAX : (unsigned)n;
 		return rc;
-	case OPT_ZSCORE_TOP:
-		return parse_fraction("zscore-top", v, 0.0, 1.0, &e->zscore_top);
+	}
+	return 1;
+}
+
+/* Options of the configuration (applied over the preset). */
+static int apply_config_option(int id, const char *v, struct rv_detect_opts *o)
+{
+	struct rv_ens_config *e = &o->ens;
+	int rc, on;
+
+	switch (id) {
+	case OPT_WINDOW:
+		return rv_cli_parse_span(v, &o->window) ? bad_value("window", v, "N or a duration like 3s") : 0;
+	case OPT_STEP:
+		return rv_cli_parse_span(v, &o->step) ? bad_value("step", v, "N or a duration like 1s") : 0;
+	case OPT_ADF:
+		if (strcmp(v, "auto") == 0)
+			o->adf = RV_ADF_AUTO;
+		else if ((rc = parse_onoff("adf", v, &on)) == 0)
+			o->adf = on ? RV_ADF_ON : RV_ADF_OFF;
+		else
+			return rc;
+		return 0;
+	case OPT_EVENTS:
+		return parse_onoff("events", v, &o->events);
+	case OPT_DETECTORS:
+		return parse_detectors(v, &e->enabled) ? bad_value("detectors", v, "a comma list of zscore,pca,iforest,spe") : 0;
+	case OPT_FUSION:
+		if ((rc = rv_fusion_parse(v)) < 0)
+			return bad_value("fusion", v, "vote or score");
+		e->fusion = (enum rv_fusion)rc;
+		return 0;
+	case OPT_ATTRIBUTION:
+		if ((rc = rv_attribution_parse(v)) < 0)
+			return bad_value("attribution", v, "zscore or ensemble");
+		e->attribution = (enum rv_attribution)rc;
+		return 0;
 	case OPT_FUSE_MEAN:
 		if (strcmp(v, "geometric") != 0 && strcmp(v, "arithmetic") != 0)
 			return bad_value("fuse-mean", v, "geometric or arithmetic");
 		e->fuse_geometric = v[0] == 'g';
 		return 0;
 	}
-	return -EINVAL;
+	rc = apply_number_option(id, v, o);
+	return rc > 0 ? -EINVAL : rc;
 }
 
 static int apply_file_option(int id, const char *v, struct detect_args *a)

@@ -565,10 +565,15 @@ static int fit_thresholds(struct rv_ensemble *e, const struct rv_ens_train *tr)
  * than the parallel speed-up saves, and it steals the cores from our own
  * scoring threads.
  */
+static int is_big(size_t n, size_t F)
+{
+	return (n < F ? n : F) >= BLAS_THREAD_MIN;
+}
+
 static int pca_fit(const struct rv_ens_config *cfg, const float *z, size_t n, size_t F,
 		   double keep, unsigned threads, struct rv_pca **out, struct rv_err *err)
 {
-	int big = (n < F ? n : F) >= BLAS_THREAD_MIN;
+	int big = is_big(n, F);
 	size_t max_comp = cfg->pca_max_comp;
 
 	/* A component estimated from too few rows is noise with a tiny
@@ -665,6 +670,12 @@ static int fit_detectors(struct rv_ensemble *e, const struct rv_ens_train *tr, s
 {
 	struct fit_tasks ft = { .e = e, .tr = tr };
 	unsigned threads = tr->threads < TASK_COUNT ? tr->threads : TASK_COUNT;
+	/* A large PCA fit sets the process-wide BLAS thread count: two of them
+	 * side by side would race for it, and a matrix product split over a
+	 * varying number of threads rounds differently from run to run. Large
+	 * fits therefore run one after the other, each with every core. */
+	if (is_big(tr->n, tr->nfeat) || (rv_ens_enabled(e, RV_DET_SPE) && is_big(tr->n, tr->nraw)))
+		threads = 1;
 	float *z;
 	int rc;
 

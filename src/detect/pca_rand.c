@@ -138,13 +138,45 @@ static int fill_basis(struct rv_pca *p, const float *b, size_t l, size_t n, cons
 	return 0;
 }
 
+/* Eigenpairs of the sketch (w ascending, u) -> the model: k by var_keep
+ * against the covariance trace `total`, the basis from B. */
+static int basis_from_sketch(const float *b, size_t l, size_t n, size_t F, double var_keep,
+			     size_t max_comp, double total, const double *mu, double *w,
+			     const double *u, struct rv_pca **out, struct rv_err *err)
+{
+	struct rv_pca *p;
+	size_t k;
+	int rc;
+
+	for (size_t i = 0; i < l; i++)
+		w[i] = w[i] > 0.0 ? w[i] : 0.0;
+	if (!(w[l - 1] > 0.0) || !(total > 0.0))
+		return rv_err_set(err, -EINVAL, "pca: the %zu rows have no variance", n);
+	/* choose_k compares eigenvalues with the covariance trace: scale them. */
+	for (size_t i = 0; i < l; i++)
+		w[i] /= (double)(n - 1);
+	k = rv_pca_choose_k(w, l, total, var_keep, max_comp);
+	for (size_t i = 0; i < l; i++)
+		w[i] *= (double)(n - 1);
+	p = rv_pca_alloc(F, k);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p->mu, mu, F * sizeof(*mu));
+	rc = fill_basis(p, b, l, n, w, u);
+	if (rc) {
+		rv_pca_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
 int rv_pca_fit_randomized(const float *x, size_t n, size_t F, double var_keep, size_t max_comp,
 			  const double *mu, struct rv_pca **out, struct rv_err *err)
 {
-	size_t side = n < F ? n : F, l = max_comp + RAND_OVERSAMPLE, k;
+	size_t side = n < F ? n : F, l = max_comp + RAND_OVERSAMPLE;
 	float *xc, *q = NULL, *z = NULL, *tau = NULL, *b = NULL;
 	double total = 0.0, *w = NULL, *u = NULL;
-	struct rv_pca *p = NULL;
 	int rc = -ENOMEM;
 
 	*out = NULL;
@@ -168,37 +200,13 @@ int rv_pca_fit_randomized(const float *x, size_t n, size_t F, double var_keep, s
 			    (int)l, xc, (int)F, 0.0f, b, (int)F);
 		rc = small_eig(b, l, F, w, u);
 	}
-	if (rc)
-		goto out;
-	for (size_t i = 0; i < l; i++)
-		w[i] = w[i] > 0.0 ? w[i] : 0.0;
-	if (!(w[l - 1] > 0.0) || !(total > 0.0)) {
-		rc = rv_err_set(err, -EINVAL, "pca: the %zu rows have no variance", n);
-		goto out;
-	}
-	/* choose_k compares eigenvalues with the covariance trace: scale them. */
-	for (size_t i = 0; i < l; i++)
-		w[i] /= (double)(n - 1);
-	k = rv_pca_choose_k(w, l, total, var_keep, max_comp);
-	for (size_t i = 0; i < l; i++)
-		w[i] *= (double)(n - 1);
-	p = rv_pca_alloc(F, k);
-	if (!p) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	memcpy(p->mu, mu, F * sizeof(*mu));
-	rc = fill_basis(p, b, l, n, w, u);
-	if (rc)
-		goto out;
-	*out = p;
-	p = NULL;
+	if (!rc)
+		rc = basis_from_sketch(b, l, n, F, var_keep, max_comp, total, mu, w, u, out, err);
 out:
 	if (rc == -ENOMEM)
 		rv_err_set(err, rc, "pca: out of memory for a %zu x %zu randomized fit", n, F);
 	else if (rc == -EIO)
 		rv_err_set(err, rc, "pca: LAPACK failed in the randomized fit");
-	rv_pca_free(p);
 	free(xc);
 	free(q);
 	free(z);

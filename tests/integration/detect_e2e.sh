@@ -191,6 +191,14 @@ check "equal --seed gives identical output" cmp -s seed7a.csv seed7b.csv
 "$REVEAL" detect -q --train D/train.csv --test D/test.csv -o thr4.csv --seed 7 --threads 4
 check "--threads 1 and --threads 4 give identical output" \
 	sh -c 'cmp -s "$1" "$2" && cmp -s "$1" "$3"' sh thr1.csv thr4.csv seed7a.csv
+# A host wide enough (1820 features, 1456 raw inputs, 1198 training windows) for the
+# large-fit path with BLAS threads: equal runs must still be identical.
+"$REVEAL" synth -o W --replicas 13 --train-duration 20m --test-duration 2m 2>/dev/null
+"$REVEAL" detect -q --train W/train.csv --test W/test.csv -o wide1.csv --info-json wide.json
+"$REVEAL" detect -q --train W/train.csv --test W/test.csv -o wide2.csv
+check "wide host: two equal runs give identical output" cmp -s wide1.csv wide2.csv
+check "wide host: more than 1024 features kept" \
+	sh -c 'grep -o "\"features_kept\": [0-9]*" wide.json | awk "{exit !(\$2 > 1024)}"'
 cut -d, -f12 seed7a.csv >if7.txt
 cut -d, -f12 seed8.csv >if8.txt
 check "a different --seed changes iforest_score" differ if7.txt if8.txt
