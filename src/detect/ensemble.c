@@ -319,6 +319,27 @@ void rv_ens_score_batch(const struct rv_ensemble *e, const float *feat, size_t f
 	}
 }
 
+/* zscore attribution of one standardized row. */
+static void explain_z(const struct rv_ensemble *e, const float *z, struct rv_ens_scratch *s,
+		      double *chan_weight)
+{
+	rv_zscore_score(z, e->fs.nout, 1.0, s->contrib, s->sel, &s->guess);
+	add_channel_shares(s->contrib, &e->fs, e->feat_chan, 1.0, chan_weight);
+}
+
+void rv_ens_explain_batch_row(const struct rv_ensemble *e, const float *feat, const float *raw,
+			      struct rv_ens_scratch *s, size_t i, const struct rv_ens_result *res,
+			      double *chan_weight)
+{
+	if (e->cfg.attribution != RV_ATTR_ZSCORE || i >= RV_ENS_BATCH) {
+		rv_ens_explain(e, feat, raw, s, res, chan_weight);
+		return;
+	}
+	memset(chan_weight, 0, e->nchan * sizeof(*chan_weight));
+	if (res->flags || res->anomaly)
+		explain_z(e, s->zb + i * e->fs.nout, s, chan_weight);
+}
+
 void rv_ens_explain(const struct rv_ensemble *e, const float *feat, const float *raw,
 		    struct rv_ens_scratch *s, const struct rv_ens_result *res, double *chan_weight)
 {
@@ -330,8 +351,7 @@ void rv_ens_explain(const struct rv_ensemble *e, const float *feat, const float 
 		return;
 	if (e->cfg.attribution == RV_ATTR_ZSCORE) {
 		rv_scaler_apply(&e->fs, feat, s->z);
-		rv_zscore_score(s->z, e->fs.nout, 1.0, s->contrib, s->sel, &s->guess);
-		add_channel_shares(s->contrib, &e->fs, e->feat_chan, 1.0, chan_weight);
+		explain_z(e, s->z, s, chan_weight);
 		return;
 	}
 	score_raw(e, feat, raw, s, score, s->shares);

@@ -155,6 +155,13 @@ void rv_ens_score_batch(const struct rv_ensemble *e, const float *feat, size_t f
 void rv_ens_explain(const struct rv_ensemble *e, const float *feat, const float *raw,
 		    struct rv_ens_scratch *s, const struct rv_ens_result *res, double *chan_weight);
 
+/* rv_ens_explain for row i (< RV_ENS_BATCH) of the last rv_ens_score_batch
+ * call on s, which scored at most RV_ENS_BATCH rows: reuses the rows it
+ * standardized instead of standardizing again. Same result. */
+void rv_ens_explain_batch_row(const struct rv_ensemble *e, const float *feat, const float *raw,
+			      struct rv_ens_scratch *s, size_t i, const struct rv_ens_result *res,
+			      double *chan_weight);
+
 const struct rv_ens_config *rv_ens_config(const struct rv_ensemble *e);
 double rv_ens_threshold(const struct rv_ensemble *e, enum rv_det d);
 double rv_ens_fuse_threshold(const struct rv_ensemble *e);

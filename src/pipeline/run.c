@@ -138,8 +138,9 @@ static int score_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 		for (size_t i = i0; i < i0 + n; i++) {
 			double *weight = r->weight + i * m->nchan;
 
-			rv_ens_explain(m->ens, wk->feat + (i - i0) * b->nfeat,
-				       wk->raw + (i - i0) * nraw, wk->scratch, &r->res[i], weight);
+			rv_ens_explain_batch_row(m->ens, wk->feat + (i - i0) * b->nfeat,
+						 wk->raw + (i - i0) * nraw, wk->scratch, i - i0,
+						 &r->res[i], weight);
 			if (r->res[i].anomaly || r->res[i].flags)
 				r->subsystem[i] = rank_channels(m, weight, wk->rk,
 								r->rank + i * m->nchan);
