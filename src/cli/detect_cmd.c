@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/fmtnum.h"
@@ -58,7 +60,8 @@ static const char detect_help[] =
 	"Files:\n"
 	"  --train FILE          training telemetry\n"
 	"  --test FILE           telemetry to score\n"
-	"  -o, --output FILE     per-window CSV ('-' for standard output)\n"
+	"  -o, --output FILE     per-window CSV ('-' for standard output); a regular file\n"
+	"                        is written as FILE.tmp.PID and renamed when complete\n"
 	"  --save-model FILE     write the fitted model (versioned, CRC-32C checked)\n"
 	"  --model FILE          score with a saved model instead of fitting (no --train)\n"
 	"  --incidents FILE      write the incidents as JSON\n"
@@ -614,6 +617,52 @@ static int obtain_model(const struct detect_args *a, const struct rv_table *trai
 	return rc;
 }
 
+/*
+ * The per-window CSV of a regular file is written to PATH.tmp.PID and
+ * renamed over PATH at the end: a failed or interrupted run never leaves a
+ * half-written file under the real name (and ext4 does not stall the close
+ * flushing a truncated-and-rewritten file). Anything else (a pipe,
+ * /dev/null) is written in place. *tmp is the temporary name or NULL.
+ */
+static FILE *open_output(const char *path, char **tmp)
+{
+	struct stat st;
+	FILE *f;
+
+	*tmp = NULL;
+	if ((stat(path, &st) == 0 && !S_ISREG(st.st_mode)) ||
+	    asprintf(tmp, "%s.tmp.%d", path, (int)getpid()) < 0) {
+		*tmp = NULL;
+		return fopen(path, "w");
+	}
+	f = fopen(*tmp, "w");
+	if (!f) {
+		free(*tmp);
+		*tmp = NULL;
+		return fopen(path, "w");
+	}
+	return f;
+}
+
+/* Closes the output; on success renames the temporary file into place, on
+ * failure removes it. Returns rc, or -EIO when closing or renaming fails. */
+static int close_output(FILE *f, const char *path, const char *tmp, int rc)
+{
+	if (fclose(f) != 0 && !rc) {
+		rc = -EIO;
+		rv_error("%s: write failed", path);
+	}
+	if (!tmp)
+		return rc;
+	if (!rc && rename(tmp, path) != 0) {
+		rc = -errno;
+		rv_error("%s: %s", path, strerror(errno));
+	}
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
 static int run_test(const struct detect_args *a, const struct rv_model *m,
 		    const struct rv_table *test, struct rv_detect_stats *st)
 {
@@ -622,6 +671,7 @@ static int run_test(const struct detect_args *a, const struct rv_model *m,
 	struct rv_sink sink = { .ctx = &cs, .window = csv_window };
 	int to_stdout = strcmp(a->out, "-") == 0;
 	struct rv_err err;
+	char *tmp = NULL;
 	FILE *f;
 	int rc;
 
@@ -630,7 +680,7 @@ static int run_test(const struct detect_args *a, const struct rv_model *m,
 		rv_error("%s", rv_err_text(&err, rc));
 		return rc;
 	}
-	f = to_stdout ? stdout : fopen(a->out, "w");
+	f = to_stdout ? stdout : open_output(a->out, &tmp);
 	mg = rv_incmerge_new(m->nchan, (const char *const *)m->names, a->opts.incident_gap,
 			     a->opts.incident_min);
 	if (!f || !mg || csv_sink_init(&cs, f, m) != 0) {
@@ -645,14 +695,13 @@ static int run_test(const struct detect_args *a, const struct rv_model *m,
 		rc = csv_header(cs.f);
 	if (!rc && (rc = rv_model_run(m, test, &sink, mg, a->opts.threads, st, &err)) != 0)
 		rv_error("%s", rv_err_text(&err, rc));
-	if (f && !to_stdout && fclose(f) != 0 && !rc) {
-		rc = -EIO;
-		rv_error("%s: write failed", a->out);
-	}
+	if (f && !to_stdout)
+		rc = close_output(f, a->out, tmp, rc);
 	if (!rc)
 		rc = write_incidents(a, mg);
 	csv_sink_fini(&cs);
 	rv_incmerge_free(mg);
+	free(tmp);
 	return rc;
 }
 
