@@ -57,6 +57,7 @@ struct block {
 	const struct rv_model *m;
 	const struct rv_table *test;
 	size_t nwin, nfeat;              /* test windows, features per window */
+	uint8_t *chan_sub;               /* enum rv_subsystem of each channel */
 	struct results buf[2];
 	struct results *cur;             /* the buffer being scored */
 	struct worker w[RV_PARALLEL_MAX];
@@ -74,7 +75,8 @@ static int cmp_ranked(const void *a, const void *b)
 
 /* Ranks channels by weight (ties by index) into rank; returns the subsystem
  * carrying the largest summed weight. */
-static enum rv_subsystem rank_channels(const struct rv_model *m, const double *weight,
+static enum rv_subsystem rank_channels(const struct rv_model *m, const uint8_t *chan_sub,
+				       const double *weight,
 				       struct ranked *rk, uint32_t *rank)
 {
 	double sub_w[RV_SUB_COUNT] = { 0 };
@@ -83,7 +85,7 @@ static enum rv_subsystem rank_channels(const struct rv_model *m, const double *w
 	for (size_t c = 0; c < m->nchan; c++) {
 		rk[c].w = weight[c];
 		rk[c].c = (uint32_t)c;
-		sub_w[rv_catalog_subsystem(m->names[c])] += weight[c];
+		sub_w[chan_sub[c]] += weight[c];
 	}
 	if (m->nchan <= RANK_INSERTION_MAX) {
 		/* Few channels: an insertion sort beats qsort's indirect calls. */
@@ -142,7 +144,7 @@ static int score_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 						 wk->raw + (i - i0) * nraw, wk->scratch, i - i0,
 						 &r->res[i], weight);
 			if (r->res[i].anomaly || r->res[i].flags)
-				r->subsystem[i] = rank_channels(m, weight, wk->rk,
+				r->subsystem[i] = rank_channels(m, b->chan_sub, weight, wk->rk,
 								r->rank + i * m->nchan);
 		}
 	}
@@ -177,6 +179,7 @@ static void block_free(struct block *b)
 	}
 	results_free(&b->buf[0]);
 	results_free(&b->buf[1]);
+	free(b->chan_sub);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -189,6 +192,11 @@ static int block_alloc(struct block *b, const struct rv_model *m, unsigned threa
 	b->threads = threads;
 	if (results_alloc(&b->buf[0], m->nchan) || results_alloc(&b->buf[1], m->nchan))
 		return -ENOMEM;
+	/* Channel names are parsed once here, not per flagged window. */
+	if (!(b->chan_sub = malloc(m->nchan)))
+		return -ENOMEM;
+	for (size_t c = 0; c < m->nchan; c++)
+		b->chan_sub[c] = (uint8_t)rv_catalog_subsystem(m->names[c]);
 	b->nfeat = rv_featmat_width(m->nchan, m->masks);
 	for (unsigned t = 0; t < threads; t++) {
 		b->w[t].feat = malloc(RV_ENS_BATCH * b->nfeat * sizeof(float));
