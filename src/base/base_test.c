@@ -2,7 +2,8 @@
  * base_test.c - unit tests of the base helpers: rng against a Python model
  * of xoshiro256** (tests/fixtures/base/gen_rng.py), bytes round trips and
  * bounds, crc32c check values (RFC 3720 B.4), stats quantiles against
- * numpy.percentile (gen_stats.py), err and log. strparse: strparse_test.c.
+ * numpy.percentile (gen_stats.py), err and log, bigmem blocks. strparse:
+ * strparse_test.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/bigmem.h"
 #include "base/bytes.h"
 #include "base/crc32c.h"
 #include "base/err.h"
@@ -487,6 +489,70 @@ static void capture_sink(enum rv_log_level level, const char *msg, void *ctx)
 	snprintf(c->msg, sizeof(c->msg), "%s", msg);
 }
 
+/* ---------------------------------------------------------------- bigmem */
+
+static void fill_pattern(unsigned char *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(i * 31u + seed);
+}
+
+static int has_pattern(const unsigned char *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != (unsigned char)(i * 31u + seed))
+			return 0;
+	return 1;
+}
+
+/* Both kinds of block (malloc'd below RV_BIG_MIN, mapped above), moves
+ * between them and within mappings keep their contents and alignment. */
+static void test_bigmem(void **state)
+{
+	static const size_t sizes[] = {
+		0, 1, 100, RV_BIG_MIN - 1, RV_BIG_MIN, 3u << 20, (2u << 20) - 64, 9u << 20,
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		unsigned char *p = rv_big_alloc(sizes[i]);
+
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)p % 64, 0);
+		fill_pattern(p, sizes[i], (unsigned)i);
+		assert_true(has_pattern(p, sizes[i], (unsigned)i));
+		rv_big_free(p);
+	}
+	/* Grow small -> mapped -> larger mapping, then shrink both ways. */
+	static const size_t steps[] = {
+		1000, RV_BIG_MIN + 5, 5u << 20, 17u << 20, 4u << 20, 4000, 64u << 10,
+	};
+	unsigned char *p = NULL;
+	size_t have = 0;
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		unsigned char *q = rv_big_realloc(p, steps[i]);
+		size_t kept = have < steps[i] ? have : steps[i];
+
+		assert_non_null(q);
+		assert_int_equal((uintptr_t)q % 64, 0);
+		assert_true(has_pattern(q, kept, 7));
+		fill_pattern(q, steps[i], 7);
+		p = q;
+		have = steps[i];
+	}
+	rv_big_free(p);
+	rv_big_free(NULL);
+	assert_null(rv_big_array(SIZE_MAX / 2, 4));
+	assert_null(rv_big_alloc(SIZE_MAX - 10));
+	p = rv_big_array(3, 1u << 20);
+	assert_non_null(p);
+	fill_pattern(p, 3u << 20, 1);
+	assert_null(rv_big_realloc(p, SIZE_MAX - 100));
+	assert_true(has_pattern(p, 3u << 20, 1));   /* untouched on failure */
+	rv_big_free(p);
+}
+
 static void test_log_sink_and_levels(void **state)
 {
 	struct captured c = { 0 };
@@ -584,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_err),
 		cmocka_unit_test(test_log_sink_and_levels),
 		cmocka_unit_test(test_log_default_sink),
+		cmocka_unit_test(test_bigmem),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,9 +23,7 @@ void rv_sort_doubles(double *v, size_t n)
 	qsort(v, n, sizeof(*v), cmp_double);
 }
 
-/* Puts the k-th smallest of v[0..n-1] at v[k], smaller ones before it and
- * larger ones after (Hoare partition, median-of-three pivot); no NaN. */
-static void select_kth(double *v, size_t n, size_t k)
+void rv_select_kth(double *v, size_t n, size_t k)
 {
 	size_t lo = 0, hi = n - 1;
 
@@ -76,12 +74,12 @@ double rv_quantile_inplace(double *v, size_t n, double q)
 	lo = (size_t)floor(pos);
 	frac = pos - (double)lo;
 	if (lo + 1 >= n) {
-		select_kth(v, n, n - 1);
+		rv_select_kth(v, n, n - 1);
 		return v[n - 1];
 	}
 	/* Selection instead of a sort: thresholds take quantiles of thousands
 	 * of training scores, once per detector, on the serial path. */
-	select_kth(v, n, lo);
+	rv_select_kth(v, n, lo);
 	next = v[lo + 1];
 	for (size_t i = lo + 2; i < n; i++)
 		next = v[i] < next ? v[i] : next;

@@ -13,6 +13,13 @@
  */
 double rv_quantile_inplace(double *v, size_t n, double q);
 
+/*
+ * Puts the k-th smallest (0-based, k < n) of v[0..n-1] at v[k], no larger
+ * ones before it and no smaller ones after: Hoare partitioning with a
+ * median-of-three pivot, linear on average. v must hold no NaN.
+ */
+void rv_select_kth(double *v, size_t n, size_t k);
+
 /* Sorts v ascending in place (NaN last). */
 void rv_sort_doubles(double *v, size_t n);
 

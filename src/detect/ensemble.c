@@ -16,6 +16,7 @@
 
 #include <cblas.h>
 
+#include "base/bigmem.h"
 #include "base/parallel.h"
 #include "base/stats.h"
 #include "detect/pca.h"
@@ -527,7 +528,7 @@ static int crossfit(const struct rv_ensemble *e, enum rv_det d, const struct rv_
 		rv_pca_free(p);
 	}
 	free(scratch);
-	free(z);
+	rv_big_free(z);
 	return rc;
 }
 
@@ -629,7 +630,7 @@ static int standardize_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 /* Standardizes n rows of x with sc into a new n x sc->nout matrix. */
 static float *standardize(const struct rv_scaler *sc, const float *x, size_t n, unsigned threads)
 {
-	struct standardizing st = { sc, x, malloc(n * sc->nout * sizeof(float)) };
+	struct standardizing st = { sc, x, rv_big_array(n * sc->nout, sizeof(float)) };
 
 	if (st.z)
 		rv_parallel_for(n, threads, standardize_slice, &st);
@@ -650,7 +651,7 @@ static int fit_spe(struct rv_ensemble *e, const struct rv_ens_train *tr, struct 
 	if (!z)
 		return -ENOMEM;
 	rc = pca_fit(&e->cfg, z, tr->n, e->rs.nout, e->cfg.spe_var_keep, tr->threads, &e->spe, err);
-	free(z);
+	rv_big_free(z);
 	return rc;
 }
 
@@ -707,7 +708,7 @@ static int fit_detectors(struct rv_ensemble *e, const struct rv_ens_train *tr, s
 		return -ENOMEM;
 	ft.z = z;
 	rv_parallel_for(TASK_COUNT, threads, fit_task, &ft);
-	free(z);
+	rv_big_free(z);
 	for (int t = 0; t < TASK_COUNT; t++) {
 		if (ft.rc[t]) {
 			rv_err_set(err, ft.rc[t], "%s", rv_err_text(&ft.err[t], ft.rc[t]));

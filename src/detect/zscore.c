@@ -7,45 +7,23 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/stats.h"
+
 /* The cut guess is kept when at most SLACK x k values exceed it; the next
  * guess sits just under the last cut. */
 #define TOPK_GUESS_SLACK 4
 #define TOPK_GUESS_MARGIN 0.9
 
-/* Restores the min-heap property of h[0..k-1] below position i. */
-static void sift_down(double *h, size_t k, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < k && h[l] < h[m])
-			m = l;
-		if (r < k && h[r] < h[m])
-			m = r;
-		if (m == i)
-			return;
-		double t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-/* Sum of the k largest of a[0..n-1] with a min-heap of the best k in h. */
-static double heap_top_sum(const double *a, size_t n, size_t k, double *h, double *cut)
+/* Sum of the k largest of a[0..n-1] (0 < k <= n; a is reordered by a
+ * selection, a few comparisons per value) and the k-th largest in *cut. */
+static double select_top_sum(double *a, size_t n, size_t k, double *cut)
 {
 	double sum = 0.0;
 
-	memcpy(h, a, k * sizeof(*h));
-	for (size_t i = k / 2; i-- > 0;)
-		sift_down(h, k, i);
-	for (size_t j = k; j < n; j++)
-		if (a[j] > h[0]) {
-			h[0] = a[j];
-			sift_down(h, k, 0);
-		}
-	for (size_t j = 0; j < k; j++)
-		sum += h[j];
-	*cut = h[0];
+	rv_select_kth(a, n, n - k);
+	for (size_t j = n - k; j < n; j++)
+		sum += a[j];
+	*cut = a[n - k];
 	return sum;
 }
 
@@ -53,11 +31,11 @@ static double heap_top_sum(const double *a, size_t n, size_t k, double *h, doubl
  * Sum of the k largest of |z[0..n-1]|, exactly. Neighbouring windows have
  * similar values, so the previous window's cut (*guess) usually leaves
  * between k and a few k values above it: only those go through the heap.
- * When the guess fails, every value does. sel: 2n doubles of scratch.
+ * When the guess fails, every value does. sel: n doubles of scratch.
  */
 static double top_k_sum(const float *z, size_t n, size_t k, double *sel, double *guess)
 {
-	double *a = sel, *h = sel + n, cut, sum;
+	double *a = sel, cut, sum;
 	size_t above = 0;
 
 	for (size_t j = 0; j < n; j++) {
@@ -65,11 +43,11 @@ static double top_k_sum(const float *z, size_t n, size_t k, double *sel, double 
 		above += a[above] > *guess;
 	}
 	if (above >= k && above <= TOPK_GUESS_SLACK * k) {
-		sum = heap_top_sum(a, above, k, h, &cut);
+		sum = select_top_sum(a, above, k, &cut);
 	} else {
 		for (size_t j = 0; j < n; j++)
 			a[j] = fabs((double)z[j]);
-		sum = heap_top_sum(a, n, k, h, &cut);
+		sum = select_top_sum(a, n, k, &cut);
 	}
 	/* Just under the cut, so the next window's k-th value clears it. */
 	*guess = cut * TOPK_GUESS_MARGIN;

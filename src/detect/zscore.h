@@ -9,7 +9,7 @@
 /*
  * Mean |z| over the n standardized features, or, with top in (0, 1), over
  * the largest ceil(top * n) of them. contrib (may be NULL) receives |z| of
- * every feature. sel: 2n doubles of scratch; guess: a double kept between
+ * every feature. sel: n doubles of scratch; guess: a double kept between
  * calls by one thread (start at 0), which speeds up the selection on
  * windows that resemble the previous one without changing the result.
  */

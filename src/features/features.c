@@ -14,6 +14,8 @@
 
 #include <math.h>
 
+#include "base/stats.h"
+
 /* Insertion sort up to this length; quickselect above it. */
 enum { FEAT_SORT_MAX = 32 };
 /* The ADF regression of dx on [1, x_{t-1}] needs a residual degree of freedom
@@ -244,35 +246,6 @@ static void insertion_sort(double *a, size_t n)
 	}
 }
 
-/* Wirth's selection: afterwards a[k] is the k-th smallest, a[<k] <= a[k] <=
- * a[>k]. Signed indices because j may step below l. */
-static void select_kth(double *a, size_t n, size_t k)
-{
-	ptrdiff_t l = 0, r = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
-
-	while (l < r) {
-		double x = a[kk];
-		ptrdiff_t i = l, j = r;
-
-		do {
-			while (a[i] < x)
-				i++;
-			while (x < a[j])
-				j--;
-			if (i <= j) {
-				double t = a[i];
-
-				a[i++] = a[j];
-				a[j--] = t;
-			}
-		} while (i <= j);
-		if (j < kk)
-			l = i;
-		if (kk < i)
-			r = j;
-	}
-}
-
 static double min_of(const double *a, size_t n)
 {
 	double lo = a[0];
@@ -314,11 +287,11 @@ static void percentiles(double *a, size_t n, double *p25, double *p75)
 	double pos25 = (double)(n - 1) * Q25, pos75 = (double)(n - 1) * Q75;
 	size_t k25 = (size_t)pos25, k75 = (size_t)pos75;
 
-	select_kth(a, n, k25);
+	rv_select_kth(a, n, k25);
 	double lo25 = a[k25];
 	double hi25 = k25 + 1 < n ? min_of(a + k25 + 1, n - k25 - 1) : lo25;
 
-	select_kth(a + k25, n - k25, k75 - k25);
+	rv_select_kth(a + k25, n - k25, k75 - k25);
 	double lo75 = a[k75];
 	double hi75 = k75 + 1 < n ? min_of(a + k75 + 1, n - k75 - 1) : lo75;
 

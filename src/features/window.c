@@ -12,6 +12,7 @@
  */
 #include "features/window.h"
 
+#include "base/bigmem.h"
 #include "base/parallel.h"
 
 #include <errno.h>
@@ -59,7 +60,7 @@ static int alloc_matrix(struct rv_featmat *m, size_t nwin, size_t nfeat)
 		return -ENOMEM;
 	m->nwin = nwin;
 	m->nfeat = nfeat;
-	m->x = malloc(cells * sizeof(float));
+	m->x = rv_big_array(cells, sizeof(float));
 	m->chan = malloc(nfeat * sizeof(uint32_t));
 	m->feat = malloc(nfeat * sizeof(uint8_t));
 	m->end_row = malloc(nwin * sizeof(size_t));
@@ -291,7 +292,7 @@ void rv_featmat_fini(struct rv_featmat *m)
 {
 	if (!m)
 		return;
-	free(m->x);
+	rv_big_free(m->x);
 	free(m->chan);
 	free(m->feat);
 	free(m->end_row);

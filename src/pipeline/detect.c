@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bigmem.h"
 #include "base/clock.h"
 #include "base/rng.h"
 #include "features/features.h"
@@ -172,7 +173,7 @@ static int build_raw(const struct rv_model *m, const struct rv_table *t,
 	*raw_chan = NULL;
 	if (!nraw)
 		return 0;
-	*raw = malloc(fm->nwin * nraw * sizeof(**raw));
+	*raw = rv_big_array(fm->nwin * nraw, sizeof(**raw));
 	*raw_chan = malloc(nraw * sizeof(**raw_chan));
 	if (!*raw || !*raw_chan)
 		return -ENOMEM;
@@ -269,7 +270,7 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 	}
 	if (st)
 		st->fit_s += rv_clock_since_s(t0);
-	free(raw);
+	rv_big_free(raw);
 	free(raw_chan);
 	free(cal);
 	rv_featmat_fini(&fm);

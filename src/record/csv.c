@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/bigmem.h"
 #include "base/strparse.h"
 
 enum {
@@ -241,7 +242,7 @@ static int reserve_row(struct reader *r)
 		return 0;
 	if (cap > SIZE_MAX / sizeof(float) / r->ncols)
 		return rv_err_set(r->err, -ENOMEM, "%s: too many rows", r->path);
-	rows = realloc(r->rows, cap * r->ncols * sizeof(*rows));
+	rows = rv_big_realloc(r->rows, cap * r->ncols * sizeof(*rows));
 	if (!rows)
 		return rv_err_set(r->err, -ENOMEM, "%s: out of memory", r->path);
 	r->rows = rows;
@@ -504,7 +505,7 @@ static void reader_fini(struct reader *r)
 			free(r->names[c]);
 		free(r->names);
 	}
-	free(r->rows);
+	rv_big_free(r->rows);
 	free(r->ts);
 }
 

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bigmem.h"
+
 int rv_table_new(size_t nrows, size_t ncols, int with_ts, const char *path,
 		 struct rv_table **out)
 {
@@ -29,7 +31,7 @@ int rv_table_new(size_t nrows, size_t ncols, int with_ts, const char *path,
 		goto fail;
 	cells = nrows * ncols;
 	t->names = calloc(ncols ? ncols : 1, sizeof(*t->names));
-	t->values = malloc(cells ? cells * sizeof(*t->values) : 1);
+	t->values = rv_big_array(cells, sizeof(*t->values));
 	if (!t->names || !t->values)
 		goto fail;
 	for (size_t i = 0; i < cells; i++)
@@ -61,7 +63,7 @@ void rv_table_free(struct rv_table *t)
 		free(t->names);
 	}
 	free(t->ts);
-	free(t->values);
+	rv_big_free(t->values);
 	free(t->path);
 	free(t);
 }
