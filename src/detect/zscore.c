@@ -9,10 +9,12 @@
 
 #include "base/stats.h"
 
-/* The cut guess is kept when at most SLACK x k values exceed it; the next
- * guess sits just under the last cut. */
-#define TOPK_GUESS_SLACK 4
+/* The next window's guess sits just under this window's cut; a guess that
+ * leaves fewer than k values above it is lowered by this factor, at most
+ * GUESS_TRIES times, before every value is taken. */
 #define TOPK_GUESS_MARGIN 0.9
+#define TOPK_GUESS_LOWER 0.5
+#define TOPK_GUESS_TRIES 3
 
 /* Sum of the k largest of a[0..n-1] (0 < k <= n; a is reordered by a
  * selection, a few comparisons per value) and the k-th largest in *cut. */
@@ -30,25 +32,29 @@ static double select_top_sum(double *a, size_t n, size_t k, double *cut)
 /*
  * Sum of the k largest of |z[0..n-1]|, exactly. Neighbouring windows have
  * similar values, so the previous window's cut (*guess) usually leaves
- * between k and a few k values above it: only those go through the heap.
- * When the guess fails, every value does. sel: n doubles of scratch.
+ * between k and a few k values above it, and only those go through the
+ * selection. Any guess with at least k values above it gives the exact
+ * sum; one with fewer is lowered and the values filtered again (a cheap,
+ * branch-free pass), and the last try takes every value. sel: n doubles.
  */
 static double top_k_sum(const float *z, size_t n, size_t k, double *sel, double *guess)
 {
-	double *a = sel, cut, sum;
-	size_t above = 0;
+	double *a = sel, g = *guess, cut, sum;
+	size_t above;
 
-	for (size_t j = 0; j < n; j++) {
-		a[above] = fabs((double)z[j]);
-		above += a[above] > *guess;
+	for (int tries = 0;; tries++) {
+		if (tries == TOPK_GUESS_TRIES)
+			g = -1.0;                 /* |z| >= 0 > g: every value */
+		above = 0;
+		for (size_t j = 0; j < n; j++) {
+			a[above] = fabs((double)z[j]);
+			above += a[above] > g;
+		}
+		if (above >= k)
+			break;
+		g *= TOPK_GUESS_LOWER;
 	}
-	if (above >= k && above <= TOPK_GUESS_SLACK * k) {
-		sum = select_top_sum(a, above, k, &cut);
-	} else {
-		for (size_t j = 0; j < n; j++)
-			a[j] = fabs((double)z[j]);
-		sum = select_top_sum(a, n, k, &cut);
-	}
+	sum = select_top_sum(a, above, k, &cut);
 	/* Just under the cut, so the next window's k-th value clears it. */
 	*guess = cut * TOPK_GUESS_MARGIN;
 	return sum;

@@ -339,23 +339,176 @@ void rv_feat_window(const float *x, size_t w, size_t stride, unsigned mask,
 			*out++ = all[f];
 }
 
-void rv_feat_gauge_window(const float *x, size_t w, const double *sorted, float *out)
+/*
+ * Comparators (pairs of positions, lower first) of Batcher's odd-even merge
+ * sort for n values, any n (Knuth, TAOCP 5.3.4, exercise 32's iterative
+ * form): applied in order, they sort. Returns the count.
+ */
+static size_t batcher_pairs(size_t n, unsigned char (*pair)[2], size_t cap)
 {
-	struct win_stats st = { 0 };
-	double v[RV_FEAT_GAUGE_FAST_MAX] = { 0 };
+	size_t np = 0;
 
+	for (size_t p = 1; p < n; p <<= 1)
+		for (size_t k = p; k >= 1; k >>= 1)
+			for (size_t j = k % p; j + k < n; j += 2 * k)
+				for (size_t i = 0; i < k && i + j + k < n; i++)
+					if ((i + j) / (2 * p) == (i + j + k) / (2 * p) && np < cap) {
+						pair[np][0] = (unsigned char)(i + j);
+						pair[np][1] = (unsigned char)(i + j + k);
+						np++;
+					}
+	return np;
+}
+
+/* Comparators of a 32-value network: 191 (Knuth's table); room to spare. */
+enum { BATCHER_MAX_PAIRS = 256 };
+/* Features of RV_FEAT_GAUGE_MASK. */
+enum { GAUGE_FEATURES = 10 };
+
+/*
+ * Lane arrays of a block: element i of every window side by side
+ * (v[i][b]), and the per-window sums. Each loop below runs over the
+ * RV_FEAT_BLOCK lanes with a fixed trip count, which the compiler turns
+ * into vector instructions; per lane the arithmetic is first_pass and
+ * second_pass's, operation for operation.
+ */
+struct gauge_lanes {
+	double v[RV_FEAT_GAUGE_FAST_MAX][RV_FEAT_BLOCK];
+	double sum[RV_FEAT_BLOCK], lo[RV_FEAT_BLOCK], hi[RV_FEAT_BLOCK];
+	double mean[RV_FEAT_BLOCK], s2[RV_FEAT_BLOCK], s3[RV_FEAT_BLOCK];
+	double s4[RV_FEAT_BLOCK], sic[RV_FEAT_BLOCK], sac[RV_FEAT_BLOCK];
+};
+
+static void lanes_moments(struct gauge_lanes *L, size_t w)
+{
+	double ibar = (double)(w - 1) / 2.0;
+
+	for (size_t b = 0; b < RV_FEAT_BLOCK; b++) {
+		L->sum[b] = 0.0;
+		L->lo[b] = L->hi[b] = L->v[0][b];
+		L->s2[b] = L->s3[b] = L->s4[b] = L->sic[b] = L->sac[b] = 0.0;
+	}
 	for (size_t i = 0; i < w; i++)
-		v[i] = x[i];
-	first_pass(v, w, &st);
-	second_pass(v, w, &st);
-	out[0] = (float)st.mean;
-	out[1] = (float)sqrt(st.m2);
-	out[2] = (float)st.min;
-	out[3] = (float)st.max;
-	out[4] = (float)rv_feat_quantile_sorted(sorted, w, Q25);
-	out[5] = (float)rv_feat_quantile_sorted(sorted, w, Q75);
-	out[6] = (float)st.skew;
-	out[7] = (float)st.kurt;
-	out[8] = (float)st.slope;
-	out[9] = (float)st.ac1;
+		for (size_t b = 0; b < RV_FEAT_BLOCK; b++) {
+			double x = L->v[i][b];
+
+			L->sum[b] += x;
+			L->lo[b] = x < L->lo[b] ? x : L->lo[b];
+			L->hi[b] = x > L->hi[b] ? x : L->hi[b];
+		}
+	for (size_t b = 0; b < RV_FEAT_BLOCK; b++)
+		L->mean[b] = L->sum[b] / (double)w;
+	for (size_t i = 0; i < w; i++) {
+		double di = (double)i - ibar;
+
+		for (size_t b = 0; b < RV_FEAT_BLOCK; b++) {
+			double c = L->v[i][b] - L->mean[b], c2 = c * c;
+
+			L->s2[b] += c2;
+			L->s3[b] += c2 * c;
+			L->s4[b] += c2 * c2;
+			L->sic[b] += di * c;
+		}
+		if (i == 0)
+			continue;
+		for (size_t b = 0; b < RV_FEAT_BLOCK; b++)
+			L->sac[b] += (L->v[i - 1][b] - L->mean[b]) * (L->v[i][b] - L->mean[b]);
+	}
+}
+
+/* a[b], c[b] = min, max of the two (no NaN here: tables are gap-filled). */
+static void compare_exchange(double *restrict a, double *restrict c)
+{
+	for (size_t b = 0; b < RV_FEAT_BLOCK; b++) {
+		double x = a[b], y = c[b];
+		double lo = y < x ? y : x;
+		double hi = y < x ? x : y;
+
+		a[b] = lo;
+		c[b] = hi;
+	}
+}
+
+static void lanes_sort(struct gauge_lanes *L, size_t w)
+{
+	unsigned char pair[BATCHER_MAX_PAIRS][2];
+	size_t np = batcher_pairs(w, pair, BATCHER_MAX_PAIRS);
+
+	for (size_t q = 0; q < np; q++)
+		compare_exchange(L->v[pair[q][0]], L->v[pair[q][1]]);
+}
+
+/* numpy's linear quantile at q of the sorted lanes (rv_feat_quantile_sorted
+ * per lane) into q_out. */
+static void lanes_quantile(const struct gauge_lanes *L, size_t w, double q, double *q_out)
+{
+	double pos = (double)(w - 1) * q, t;
+	size_t k = (size_t)pos, k1 = k + 1 < w ? k + 1 : k;
+	const double *a = L->v[k], *c = L->v[k1];
+
+	t = pos - (double)k;
+	for (size_t b = 0; b < RV_FEAT_BLOCK; b++)
+		q_out[b] = lerp(a[b], c[b], t);
+}
+
+/*
+ * The ten features per lane, in enum order (out[f][b]), from the sums and
+ * the sorted lanes: second_pass's closing arithmetic, with the flat-window
+ * case selected per lane instead of branched on.
+ */
+static void lanes_finish(const struct gauge_lanes *L, size_t w, double (*out)[RV_FEAT_BLOCK])
+{
+	double nd = (double)w, sii = nd * (nd * nd - 1.0) / 12.0;
+
+	lanes_quantile(L, w, Q25, out[4]);
+	lanes_quantile(L, w, Q75, out[5]);
+	for (size_t b = 0; b < RV_FEAT_BLOCK; b++)
+		out[1][b] = sqrt(L->s2[b] / nd);
+	/* Every lane divides (a flat one maybe by zero: a value, not a trap),
+	 * so that the loop has no branch; flat lanes are zeroed after. */
+	for (size_t b = 0; b < RV_FEAT_BLOCK; b++) {
+		double m2 = L->s2[b] / nd, inv = 1.0 / L->s2[b];
+
+		out[0][b] = L->mean[b];
+		out[2][b] = L->lo[b];
+		out[3][b] = L->hi[b];
+		out[6][b] = L->s3[b] * inv / out[1][b];
+		out[7][b] = L->s4[b] * inv / m2 - EXCESS_KURT;
+		out[9][b] = L->sac[b] * inv;
+	}
+	for (size_t b = 0; b < RV_FEAT_BLOCK; b++)
+		if (is_flat(L->mean[b], L->s2[b] / nd))
+			out[6][b] = out[7][b] = out[9][b] = 0.0;
+	for (size_t b = 0; b < RV_FEAT_BLOCK; b++)
+		out[8][b] = sii > 0.0 ? L->sic[b] / sii : 0.0;
+}
+
+void rv_feat_gauge_block(const float *x, size_t w, size_t step, size_t n, float *out, size_t ld)
+{
+	struct gauge_lanes L;
+	double feat[GAUGE_FEATURES][RV_FEAT_BLOCK];
+
+	if (n == 0 || w == 0 || w > RV_FEAT_GAUGE_FAST_MAX)
+		return;
+	n = n < RV_FEAT_BLOCK ? n : RV_FEAT_BLOCK;
+	/* Spare lanes repeat the last window: the loops keep their fixed trip
+	 * count and nothing reads an uninitialized value. */
+	if (step == 1 && n == RV_FEAT_BLOCK) {
+		for (size_t i = 0; i < w; i++)
+			for (size_t b = 0; b < RV_FEAT_BLOCK; b++)
+				L.v[i][b] = x[b + i];
+	} else {
+		for (size_t i = 0; i < w; i++)
+			for (size_t b = 0; b < RV_FEAT_BLOCK; b++)
+				L.v[i][b] = x[(b < n ? b : n - 1) * step + i];
+	}
+	lanes_moments(&L, w);
+	lanes_sort(&L, w);
+	lanes_finish(&L, w, feat);
+	for (size_t b = 0; b < n; b++) {
+		float *o = out + b * ld;
+
+		for (size_t f = 0; f < GAUGE_FEATURES; f++)
+			o[f] = (float)feat[f][b];
+	}
 }

@@ -66,13 +66,16 @@ void rv_feat_window(const float *x, size_t w, size_t stride, unsigned mask,
 double rv_feat_quantile_sorted(const double *sorted, size_t n, double q);
 
 /*
- * The ten features of RV_FEAT_GAUGE_MASK for w <= RV_FEAT_GAUGE_FAST_MAX
- * values x[0..w-1] (contiguous) whose sorted copy is given, as floats in
- * enum order: the same arithmetic as rv_feat_window, without its generic
- * mask handling, for the feature matrix's inner loop.
+ * The ten features of RV_FEAT_GAUGE_MASK, as floats in enum order, of
+ * n <= RV_FEAT_BLOCK windows of w <= RV_FEAT_GAUGE_FAST_MAX values: window
+ * b is x[b * step .. b * step + w - 1] and its features go to out + b * ld.
+ * The windows are computed side by side (one value position at a time
+ * across the block, percentiles by a sorting network), so that every loop
+ * runs over windows and vectorizes; per window the arithmetic is
+ * rv_feat_window's, with identical results. For the feature matrix.
  */
-enum { RV_FEAT_GAUGE_FAST_MAX = 32 };
-void rv_feat_gauge_window(const float *x, size_t w, const double *sorted, float *out);
+enum { RV_FEAT_GAUGE_FAST_MAX = 32, RV_FEAT_BLOCK = 64 };
+void rv_feat_gauge_block(const float *x, size_t w, size_t step, size_t n, float *out, size_t ld);
 
 /* ADF p-value as above, for n values (scratch: n doubles). */
 double rv_feat_adf_pvalue(const float *x, size_t n, size_t stride, double *scratch);

@@ -25,8 +25,6 @@ enum { FEATMAT_MIN_W = 2 };
 static const double FEATMAT_Q25 = 0.25;
 static const double FEATMAT_Q75 = 0.75;
 #define PCTL_MASK (RV_FEAT_BIT(RV_F_P25) | RV_FEAT_BIT(RV_F_P75))
-/* Features of the gauge mask, written by rv_feat_gauge_window. */
-enum { GAUGE_FEATURES = 10 };
 
 static int check_args(const float *values, size_t nrows, size_t ncols,
 		      const unsigned *masks, size_t w, size_t step,
@@ -153,39 +151,63 @@ static float *emit(float *row, unsigned mask, const double *rest,
 	return row;
 }
 
-/* scratch: w doubles for rv_feat_window, then w sorted doubles per channel. */
-/* Rows of windows k0..k1-1 into x (row of k0 first, nfeat apart). */
-static void fill_range(float *x, size_t nfeat, const float *values, size_t nrows, size_t ncols,
-		       const unsigned *masks, size_t w, size_t step, double *scratch, size_t k0,
-		       size_t k1)
+/* Features of one channel for windows k0..k1-1 written at column j of
+ * their rows (row of k0 first, nfeat apart), one window at a time. The
+ * channel's sorted window (when it asks for percentiles) slides on from
+ * window k0 - 1 unless fresh. scratch: w doubles for rv_feat_window. */
+static void channel_windows(float *x, size_t nfeat, size_t j, const float *col, unsigned mask,
+			    size_t w, size_t step, double *sorted, int fresh, double *scratch,
+			    size_t k0, size_t k1)
 {
 	double rest[RV_F_COUNT];
 
 	for (size_t k = k0; k < k1; k++) {
 		size_t first = k * step;
-		float *row = x + (k - k0) * nfeat;
+		float *row = x + (k - k0) * nfeat + j;
+
+		if (mask & PCTL_MASK) {
+			slide_sorted(sorted, col, w, first, step, fresh && k == k0);
+			rv_feat_window(col + first, w, 1, mask & ~PCTL_MASK, rest, scratch);
+			emit(row, mask, rest, sorted, w);
+		} else {
+			rv_feat_window(col + first, w, 1, mask, rest, scratch);
+			for (size_t f = 0; f < rv_feat_count(mask); f++)
+				row[f] = (float)rest[f];
+		}
+	}
+}
+
+/*
+ * Rows of windows k0..k1-1 into x (row of k0 first, nfeat apart), in blocks
+ * of RV_FEAT_BLOCK windows, channel by channel within a block: gauge
+ * channels with short windows go through rv_feat_gauge_block, the others
+ * window by window. scratch: w doubles, then w sorted doubles per channel
+ * with percentiles (rv_featmat_scratch_len).
+ */
+static void fill_range(float *x, size_t nfeat, const float *values, size_t nrows, size_t ncols,
+		       const unsigned *masks, size_t w, size_t step, double *scratch, size_t k0,
+		       size_t k1)
+{
+	int fast = w <= RV_FEAT_GAUGE_FAST_MAX;
+
+	for (size_t b0 = k0; b0 < k1; b0 += RV_FEAT_BLOCK) {
+		size_t b1 = k1 - b0 < RV_FEAT_BLOCK ? k1 : b0 + RV_FEAT_BLOCK;
+		float *rows = x + (b0 - k0) * nfeat;
 		double *sorted = scratch + w;
+		size_t j = 0;
 
 		for (size_t c = 0; c < ncols; c++) {
 			const float *col = values + c * nrows;
 			unsigned mask = masks[c];
 
-			if (mask & PCTL_MASK) {
-				slide_sorted(sorted, col, w, first, step, k == k0);
-				if (mask == RV_FEAT_GAUGE_MASK && w <= RV_FEAT_GAUGE_FAST_MAX) {
-					rv_feat_gauge_window(col + first, w, sorted, row);
-					row += GAUGE_FEATURES;
-				} else {
-					rv_feat_window(col + first, w, 1, mask & ~PCTL_MASK, rest,
-						       scratch);
-					row = emit(row, mask, rest, sorted, w);
-				}
+			if (fast && mask == RV_FEAT_GAUGE_MASK)
+				rv_feat_gauge_block(col + b0 * step, w, step, b1 - b0, rows + j, nfeat);
+			else if (mask)
+				channel_windows(rows, nfeat, j, col, mask, w, step, sorted, b0 == k0,
+						scratch, b0, b1);
+			if (mask & PCTL_MASK)
 				sorted += w;
-			} else if (mask) {
-				rv_feat_window(col + first, w, 1, mask, rest, scratch);
-				for (size_t f = 0; f < rv_feat_count(mask); f++)
-					*row++ = (float)rest[f];
-			}
+			j += rv_feat_count(mask);
 		}
 	}
 }
