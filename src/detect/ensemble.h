@@ -77,10 +77,10 @@ int rv_attribution_parse(const char *name);
 struct rv_ensemble;
 
 struct rv_ens_train {
-	const float *feat;          /* n x nfeat rows */
+	float *feat;                /* n x nfeat rows (read only unless overwrite) */
 	size_t nfeat;
 	const uint32_t *feat_chan;  /* nfeat channel indices */
-	const float *raw;           /* n x nraw rows, or NULL when spe is off */
+	float *raw;                 /* n x nraw rows, or NULL when spe is off */
 	size_t nraw;
 	const uint32_t *raw_chan;   /* nraw channel indices */
 	size_t n;
@@ -91,6 +91,10 @@ struct rv_ens_train {
 	 * costs, so a long training set may calibrate on a sample. */
 	const uint32_t *cal_idx;
 	size_t cal_n;
+	/* 1: the fit may standardize feat and raw in place (their contents
+	 * are unspecified afterwards), instead of working on standardized
+	 * copies of the same size: for a caller that frees them next. */
+	int overwrite;
 };
 
 /* Fits every enabled detector and its threshold. *out is freed with

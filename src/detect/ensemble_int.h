@@ -23,4 +23,12 @@ struct rv_ensemble {
 
 int rv_ens_enabled(const struct rv_ensemble *e, enum rv_det d);
 
+/* Raw scores (n x RV_DET_COUNT into score) of n <= RV_ENS_BATCH rows;
+ * prescaled: the rows are standardized already (training rows). */
+void rv_ens_score_block(const struct rv_ensemble *e, const float *feat, size_t feat_ld,
+			const float *raw, size_t raw_ld, size_t n, int prescaled,
+			struct rv_ens_scratch *s, double *score);
+/* Ratios, flags, fused score and verdict of res from its raw scores. */
+void rv_ens_fuse(const struct rv_ensemble *e, struct rv_ens_result *res);
+
 #endif

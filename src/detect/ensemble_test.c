@@ -614,6 +614,69 @@ static void test_fit_refusals(void **state)
 	(void)state;
 }
 
+/*
+ * overwrite = 1 (the fit standardizes the caller's rows in place) fits the
+ * same model as working on copies. The inputs get constant columns in the
+ * middle, so the in-place pass also compacts the kept columns leftwards.
+ */
+static void test_overwrite_same_model(void **state)
+{
+	enum { WF = NF + 2, WR = NRAW + 1 };
+	static float feat[ROWS * WF], raw[ROWS * WR], work_f[ROWS * WF], work_r[ROWS * WR];
+	uint32_t fchan[WF], rchan[WR];
+	struct rv_ens_config c;
+	struct rv_ensemble *e[2];
+	struct rv_ens_scratch *s[2];
+	struct rv_err err = { 0 };
+
+	for (size_t i = 0; i < ROWS; i++) {
+		for (size_t j = 0, k = 0; j < WF; j++)
+			feat[i * WF + j] = j == 1 ? 4.0f : j == NF / 2 + 1 ? -2.5f : D.feat[i * NF + k++];
+		for (size_t j = 0, k = 0; j < WR; j++)
+			raw[i * WR + j] = j == 3 ? 7.0f : D.raw[i * NRAW + k++];
+	}
+	for (size_t j = 0, k = 0; j < WF; j++)
+		fchan[j] = j == 1 || j == NF / 2 + 1 ? 0 : D.feat_chan[k++];
+	for (size_t j = 0, k = 0; j < WR; j++)
+		rchan[j] = j == 3 ? 1 : D.raw_chan[k++];
+	config(&c, ALL, RV_FUSE_SCORE, 2);
+	for (int ow = 0; ow < 2; ow++) {
+		struct rv_ens_train tr = {
+			.feat = work_f, .nfeat = WF, .feat_chan = fchan,
+			.raw = work_r, .nraw = WR, .raw_chan = rchan,
+			.n = ROWS, .nchan = NCHAN, .threads = 2, .overwrite = ow,
+		};
+
+		memcpy(work_f, feat, sizeof(feat));
+		memcpy(work_r, raw, sizeof(raw));
+		if (rv_ens_fit(&c, &tr, &e[ow], &err))
+			fail_msg("rv_ens_fit (overwrite %d): %s", ow, err.msg);
+		assert_int_equal(rv_ens_features_kept(e[ow]), NF);
+		/* Copies leave the input alone; overwrite rewrote it. */
+		assert_int_equal(memcmp(work_f, feat, sizeof(feat)) != 0, ow);
+		s[ow] = rv_ens_scratch_new(e[ow]);
+		assert_non_null(s[ow]);
+	}
+	for (int d = 0; d < RV_DET_COUNT; d++)
+		assert_true(rv_ens_threshold(e[0], (enum rv_det)d) ==
+			    rv_ens_threshold(e[1], (enum rv_det)d));
+	assert_true(rv_ens_fuse_threshold(e[0]) == rv_ens_fuse_threshold(e[1]));
+	assert_int_equal(rv_ens_pca_ncomp(e[0]), rv_ens_pca_ncomp(e[1]));
+	for (size_t i = 0; i < ROWS; i += 7) {
+		struct rv_ens_result r0, r1;
+
+		rv_ens_score(e[0], feat + i * WF, raw + i * WR, s[0], &r0, NULL);
+		rv_ens_score(e[1], feat + i * WF, raw + i * WR, s[1], &r1, NULL);
+		assert_memory_equal(r0.score, r1.score, sizeof(r0.score));
+		assert_true(r0.fused == r1.fused && r0.anomaly == r1.anomaly);
+	}
+	for (int ow = 0; ow < 2; ow++) {
+		rv_ens_scratch_free(s[ow]);
+		rv_ens_free(e[ow]);
+	}
+	(void)state;
+}
+
 static void test_names(void **state)
 {
 	for (int d = 0; d < RV_DET_COUNT; d++)
@@ -652,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_fuse_geometric),
 		cmocka_unit_test(test_truncated_refused),
 		cmocka_unit_test(test_fit_refusals),
+		cmocka_unit_test(test_overwrite_same_model),
 		cmocka_unit_test(test_names),
 		/* last: it crashes under ASan while the bug it shows is there */
 		cmocka_unit_test(test_load_crafted_sizes),

@@ -89,6 +89,7 @@ struct rv_iforest {
 struct grow {
 	const float *x;
 	size_t F;
+	size_t ld;              /* floats from one row of x to the next */
 	size_t *rows;           /* partial Fisher-Yates permutation of 0..n-1 */
 	uint32_t *feat;         /* known-constant features first */
 	size_t n_global_const;  /* constant over all training rows */
@@ -121,10 +122,10 @@ static unsigned depth_limit(size_t samples)
 static void feature_range(const struct grow *g, size_t lo, size_t hi, uint32_t feat,
 			  float *mn, float *mx)
 {
-	float a = g->x[g->rows[lo] * g->F + feat], b = a;
+	float a = g->x[g->rows[lo] * g->ld + feat], b = a;
 
 	for (size_t i = lo + 1; i < hi; i++) {
-		float v = g->x[g->rows[i] * g->F + feat];
+		float v = g->x[g->rows[i] * g->ld + feat];
 		a = v < a ? v : a;
 		b = v > b ? v : b;
 	}
@@ -167,7 +168,7 @@ static size_t partition(struct grow *g, size_t lo, size_t hi, uint32_t feat, flo
 	size_t i = lo, j = hi;
 
 	while (i < j) {
-		if (g->x[g->rows[i] * g->F + feat] <= thr) {
+		if (g->x[g->rows[i] * g->ld + feat] <= thr) {
 			i++;
 		} else {
 			size_t t = g->rows[i];
@@ -236,7 +237,7 @@ static int scan_features(struct grow *g, size_t n, struct rv_err *err)
 	memcpy(mx, x, F * sizeof(*mx));
 	for (size_t i = 0; i < n && !rc; i++)
 		for (size_t j = 0; j < F; j++) {
-			float v = x[i * F + j];
+			float v = x[i * g->ld + j];
 			if (!isfinite(v)) {
 				rc = rv_err_set(err, -EINVAL, "isolation forest: row %zu feature %zu is not finite", i, j);
 				break;
@@ -257,14 +258,17 @@ out:
 	return rc;
 }
 
-static int check_fit_args(const float *x, size_t n, size_t F, const struct rv_iforest_params *prm,
-			  struct rv_err *err)
+static int check_fit_args(const float *x, size_t ld, size_t n, size_t F,
+			  const struct rv_iforest_params *prm, struct rv_err *err)
 {
 	size_t s;
 
 	if (!x || !prm || n == 0 || F == 0)
 		return rv_err_set(err, -EINVAL, "isolation forest: no training rows or features");
-	if (F >= IFOREST_LEAF || n > SIZE_MAX / F)
+	if (ld < F)
+		return rv_err_set(err, -EINVAL, "isolation forest: rows %zu apart hold fewer than %zu features",
+				  ld, F);
+	if (F >= IFOREST_LEAF || n > SIZE_MAX / ld)
 		return rv_err_set(err, -EINVAL, "isolation forest: %zu x %zu is too large", n, F);
 	if (prm->trees == 0 || prm->samples == 0)
 		return rv_err_set(err, -EINVAL, "isolation forest: trees and samples must be positive");
@@ -301,12 +305,19 @@ static struct rv_iforest *forest_alloc(size_t F, size_t trees, size_t samples, s
 int rv_iforest_fit(const float *x, size_t n, size_t F, const struct rv_iforest_params *prm,
 		   struct rv_iforest **out, struct rv_err *err)
 {
-	struct grow g = { .x = x, .F = F };
+	return rv_iforest_fit_ld(x, F, n, F, prm, out, err);
+}
+
+int rv_iforest_fit_ld(const float *x, size_t ld, size_t n, size_t F,
+		      const struct rv_iforest_params *prm, struct rv_iforest **out,
+		      struct rv_err *err)
+{
+	struct grow g = { .x = x, .F = F, .ld = ld };
 	size_t s;
 	int rc;
 
 	*out = NULL;
-	rc = check_fit_args(x, n, F, prm, err);
+	rc = check_fit_args(x, ld, n, F, prm, err);
 	if (rc)
 		return rc;
 	s = prm->samples < n ? prm->samples : n;

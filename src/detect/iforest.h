@@ -28,6 +28,11 @@ struct rv_iforest;
 /* Fits on n rows of F floats (row-major). Returns 0 or -EINVAL/-ENOMEM. */
 int rv_iforest_fit(const float *x, size_t n, size_t F, const struct rv_iforest_params *prm,
 		   struct rv_iforest **out, struct rv_err *err);
+/* The same on rows ld >= F floats apart: the first F columns of a wider
+ * matrix (x[i*ld + j]). */
+int rv_iforest_fit_ld(const float *x, size_t ld, size_t n, size_t F,
+		      const struct rv_iforest_params *prm, struct rv_iforest **out,
+		      struct rv_err *err);
 void rv_iforest_free(struct rv_iforest *f);
 
 size_t rv_iforest_dim(const struct rv_iforest *f);

@@ -254,6 +254,39 @@ static void test_seed(void **state)
 	free_fixture(&fx);
 }
 
+/* Rows of a wider matrix (ld > F, padding NaN: reading it would fail
+ * the finite check) fit the same forest as the dense rows. */
+static void test_fit_ld(void **state)
+{
+	struct fixture fx;
+	struct rv_iforest_params prm = default_prm;
+	struct rv_iforest *a, *b = NULL;
+	enum { PAD = 3 };
+	float *wide;
+
+	(void)state;
+	load_fixture(&fx);
+	wide = malloc(fx.n * (fx.F + PAD) * sizeof(*wide));
+	assert_non_null(wide);
+	for (size_t i = 0; i < fx.n; i++)
+		for (size_t j = 0; j < fx.F + PAD; j++)
+			wide[i * (fx.F + PAD) + j] = j < fx.F ? fx.train[i * fx.F + j] : NAN;
+	a = fit(fx.train, fx.n, fx.F, &prm);
+	assert_int_equal(rv_iforest_fit_ld(wide, fx.F + PAD, fx.n, fx.F, &prm, &b, NULL), 0);
+	for (size_t i = 0; i < fx.m; i++) {
+		const float *x = &fx.test[i * fx.F];
+
+		assert_true(rv_iforest_score(a, x, NULL) == rv_iforest_score(b, x, NULL));
+	}
+	rv_iforest_free(b);
+	b = (struct rv_iforest *)&b;
+	assert_int_equal(rv_iforest_fit_ld(wide, fx.F - 1, fx.n, fx.F, &prm, &b, NULL), -EINVAL);
+	assert_null(b);
+	rv_iforest_free(a);
+	free(wide);
+	free_fixture(&fx);
+}
+
 /* ---- tree shape, read from the documented model layout ---- */
 
 static void put_u32(uint8_t *p, uint32_t v)
@@ -581,6 +614,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matches_sklearn),
 		cmocka_unit_test(test_seed),
+		cmocka_unit_test(test_fit_ld),
 		cmocka_unit_test(test_tree_shape),
 		cmocka_unit_test(test_contrib_points_at_feature),
 		cmocka_unit_test(test_constant_features_unused),

@@ -97,7 +97,7 @@ size_t rv_pca_scratch_len(const struct rv_pca *p)
 	return p->k + p->F;
 }
 
-static int check_fit_args(const float *x, size_t n, size_t F, double var_keep,
+static int check_fit_args(const float *x, size_t ld, size_t n, size_t F, double var_keep,
 			  struct rv_err *err)
 {
 	size_t m = F > n ? n : F;     /* side of the matrix to decompose */
@@ -107,34 +107,38 @@ static int check_fit_args(const float *x, size_t n, size_t F, double var_keep,
 				  n, F);
 	if (!(var_keep > 0.0 && var_keep <= 1.0))
 		return rv_err_set(err, -EINVAL, "pca: variance share %g is not in (0, 1]", var_keep);
-	if (n > INT_MAX || F > INT_MAX || n > SIZE_MAX / F / sizeof(double) ||
+	if (ld < F)
+		return rv_err_set(err, -EINVAL, "pca: rows %zu apart hold fewer than %zu features",
+				  ld, F);
+	if (n > INT_MAX || F > INT_MAX || n > SIZE_MAX / ld / sizeof(double) ||
 	    m > SIZE_MAX / m / sizeof(double))
 		return rv_err_set(err, -EINVAL, "pca: %zu x %zu is too large", n, F);
-	for (size_t i = 0; i < n * F; i++)
-		if (!isfinite(x[i]))
-			return rv_err_set(err, -EINVAL, "pca: row %zu feature %zu is not finite",
-					  i / F, i % F);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < F; j++)
+			if (!isfinite(x[i * ld + j]))
+				return rv_err_set(err, -EINVAL,
+						  "pca: row %zu feature %zu is not finite", i, j);
 	return 0;
 }
 
-static void column_means(const float *x, size_t n, size_t F, double *mu)
+static void column_means(const float *x, size_t ld, size_t n, size_t F, double *mu)
 {
 	memset(mu, 0, F * sizeof(*mu));
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < F; j++)
-			mu[j] += x[i * F + j];
+			mu[j] += x[i * ld + j];
 	for (size_t j = 0; j < F; j++)
 		mu[j] /= (double)n;
 }
 
 /* Rows [i0, i0 + ni) and features [j0, j0 + nj) of x - mu into the
  * row-major ni x nj double block. */
-static void centred_block(const float *x, size_t F, const double *mu, size_t i0, size_t ni,
+static void centred_block(const float *x, size_t ld, const double *mu, size_t i0, size_t ni,
 			  size_t j0, size_t nj, double *blk)
 {
 	for (size_t i = 0; i < ni; i++)
 		for (size_t j = 0; j < nj; j++)
-			blk[i * nj + j] = (double)x[(i0 + i) * F + j0 + j] - mu[j0 + j];
+			blk[i * nj + j] = (double)x[(i0 + i) * ld + j0 + j] - mu[j0 + j];
 }
 
 /*
@@ -149,7 +153,7 @@ static void centred_block(const float *x, size_t F, const double *mu, size_t i0,
  * the double matrix, so rounding grows with the block, not with n
  * (about 1e-6 relative for 1024 rows of standardized features).
  */
-static int form_cov_float(const float *x, size_t n, size_t F, const double *mu,
+static int form_cov_float(const float *x, size_t ld, size_t n, size_t F, const double *mu,
 			  struct eig_work *ew)
 {
 	double alpha = 1.0 / (double)(n - 1);
@@ -167,7 +171,7 @@ static int form_cov_float(const float *x, size_t n, size_t F, const double *mu,
 
 		for (size_t i = 0; i < nb; i++)
 			for (size_t j = 0; j < F; j++)
-				blk[i * F + j] = (float)((double)x[(b0 + i) * F + j] - mu[j]);
+				blk[i * F + j] = (float)((double)x[(b0 + i) * ld + j] - mu[j]);
 		cblas_ssyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)F, (int)nb, 1.0f, blk,
 			    (int)F, 0.0f, part, (int)F);
 		for (size_t c = 0; c < F; c++)
@@ -182,7 +186,8 @@ static int form_cov_float(const float *x, size_t n, size_t F, const double *mu,
 	return 0;
 }
 
-static int form_cross(const float *x, size_t n, size_t F, const double *mu, struct eig_work *ew)
+static int form_cross(const float *x, size_t ld, size_t n, size_t F, const double *mu,
+		      struct eig_work *ew)
 {
 	int gram = F > n;
 	size_t m = gram ? n : F, len = gram ? F : n;
@@ -195,7 +200,7 @@ static int form_cross(const float *x, size_t n, size_t F, const double *mu, stru
 	if (!ew->a)
 		return -ENOMEM;
 	if (!gram) {
-		rc = form_cov_float(x, n, F, mu, ew);
+		rc = form_cov_float(x, ld, n, F, mu, ew);
 		goto total;
 	}
 	blk = malloc(BLOCK * m * sizeof(*blk));
@@ -206,7 +211,7 @@ static int form_cross(const float *x, size_t n, size_t F, const double *mu, stru
 		double beta = b0 ? 1.0 : 0.0;
 
 		/* A row-major n x nb block is the column-major nb x n matrix. */
-		centred_block(x, F, mu, 0, n, b0, nb, blk);
+		centred_block(x, ld, mu, 0, n, b0, nb, blk);
 		cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, (int)m, (int)nb, alpha, blk,
 			    (int)nb, beta, ew->a, (int)m);
 	}
@@ -346,7 +351,7 @@ static float *gram_u(const struct eig_work *ew, size_t k)
  * lambda)). Float is enough here: V is stored as float. Features go a block
  * at a time, so V's rows are filled in order and Xc is again never whole.
  */
-static int basis_from_gram(struct rv_pca *p, const float *x, size_t n,
+static int basis_from_gram(struct rv_pca *p, const float *x, size_t ld, size_t n,
 			   const struct eig_work *ew, struct rv_err *err)
 {
 	size_t F = p->F, k = p->k;
@@ -363,7 +368,7 @@ static int basis_from_gram(struct rv_pca *p, const float *x, size_t n,
 
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = 0; j < nb; j++)
-				blk[i * nb + j] = (float)((double)x[i * F + j0 + j] - p->mu[j0 + j]);
+				blk[i * nb + j] = (float)((double)x[i * ld + j0 + j] - p->mu[j0 + j]);
 		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)nb, (int)k, (int)n, 1.0f,
 			    blk, (int)nb, u, (int)k, 0.0f, p->V + j0 * k, (int)k);
 	}
@@ -386,14 +391,14 @@ out:
 }
 
 /* Everything after the means: eigenproblem, k, basis. */
-static int fit_centred(const float *x, size_t n, size_t F, double var_keep,
+static int fit_centred(const float *x, size_t ld, size_t n, size_t F, double var_keep,
 		       size_t max_comp, const double *mu, struct rv_pca **out,
 		       struct rv_err *err)
 {
 	struct eig_work ew = { 0 };
 	struct rv_pca *p = NULL;
 	size_t k;
-	int rc = form_cross(x, n, F, mu, &ew);
+	int rc = form_cross(x, ld, n, F, mu, &ew);
 
 	if (rc < 0) {
 		rc = rv_err_set(err, rc, "pca: out of memory for a %zu-square matrix", ew.m);
@@ -421,7 +426,7 @@ static int fit_centred(const float *x, size_t n, size_t F, double var_keep,
 	for (size_t c = 0; c < k; c++)
 		p->lambda[c] = ew.w[k - 1 - c];
 	if (F > n)
-		rc = basis_from_gram(p, x, n, &ew, err);
+		rc = basis_from_gram(p, x, ld, n, &ew, err);
 	else
 		basis_from_cov(p, &ew);
 out:
@@ -437,21 +442,27 @@ out:
 int rv_pca_fit(const float *x, size_t n, size_t F, double var_keep, size_t max_comp,
 	       struct rv_pca **out, struct rv_err *err)
 {
+	return rv_pca_fit_ld(x, F, n, F, var_keep, max_comp, out, err);
+}
+
+int rv_pca_fit_ld(const float *x, size_t ld, size_t n, size_t F, double var_keep,
+		  size_t max_comp, struct rv_pca **out, struct rv_err *err)
+{
 	double *mu;
 	int rc;
 
 	*out = NULL;
-	rc = check_fit_args(x, n, F, var_keep, err);
+	rc = check_fit_args(x, ld, n, F, var_keep, err);
 	if (rc < 0)
 		return rc;
 	mu = malloc(F * sizeof(*mu));
 	if (!mu)
 		return rv_err_set(err, -ENOMEM, "pca: out of memory for %zu means", F);
-	column_means(x, n, F, mu);
+	column_means(x, ld, n, F, mu);
 	if (rv_pca_use_randomized(n, F, max_comp))
-		rc = rv_pca_fit_randomized(x, n, F, var_keep, max_comp, mu, out, err);
+		rc = rv_pca_fit_randomized(x, ld, n, F, var_keep, max_comp, mu, out, err);
 	else
-		rc = fit_centred(x, n, F, var_keep, max_comp, mu, out, err);
+		rc = fit_centred(x, ld, n, F, var_keep, max_comp, mu, out, err);
 	free(mu);
 	return rc;
 }

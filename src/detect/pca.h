@@ -29,6 +29,10 @@ struct rv_pca;
  */
 int rv_pca_fit(const float *x, size_t n, size_t F, double var_keep, size_t max_comp,
 	       struct rv_pca **out, struct rv_err *err);
+/* The same on rows ld >= F floats apart (x[i*ld + j]; the rest of each row
+ * is not read): the first F columns of a wider matrix. */
+int rv_pca_fit_ld(const float *x, size_t ld, size_t n, size_t F, double var_keep,
+		  size_t max_comp, struct rv_pca **out, struct rv_err *err);
 void rv_pca_free(struct rv_pca *p);
 
 size_t rv_pca_dim(const struct rv_pca *p);      /* F */

@@ -30,8 +30,9 @@ size_t rv_pca_choose_k(const double *w, size_t m, double total, double var_keep,
 int rv_pca_use_randomized(size_t n, size_t F, size_t max_comp);
 
 /* Randomized range finder (Halko, Martinsson, Tropp 2011) for the top
- * components; mu holds the column means. Same contract as rv_pca_fit. */
-int rv_pca_fit_randomized(const float *x, size_t n, size_t F, double var_keep, size_t max_comp,
-			  const double *mu, struct rv_pca **out, struct rv_err *err);
+ * components; mu holds the column means. Same contract as rv_pca_fit_ld. */
+int rv_pca_fit_randomized(const float *x, size_t ld, size_t n, size_t F, double var_keep,
+			  size_t max_comp, const double *mu, struct rv_pca **out,
+			  struct rv_err *err);
 
 #endif

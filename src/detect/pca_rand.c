@@ -52,7 +52,8 @@ static int orthonormalise(float *a, size_t rows, size_t cols, float *tau)
 }
 
 /* Centred float copy of x; total receives the trace of the covariance. */
-static float *centre(const float *x, size_t n, size_t F, const double *mu, double *total)
+static float *centre(const float *x, size_t ld, size_t n, size_t F, const double *mu,
+		     double *total)
 {
 	float *xc = malloc(n * F * sizeof(*xc));
 	double ss = 0.0;
@@ -61,7 +62,7 @@ static float *centre(const float *x, size_t n, size_t F, const double *mu, doubl
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < F; j++) {
-			double d = x[i * F + j] - mu[j];
+			double d = x[i * ld + j] - mu[j];
 			xc[i * F + j] = (float)d;
 			ss += d * d;
 		}
@@ -171,8 +172,9 @@ static int basis_from_sketch(const float *b, size_t l, size_t n, size_t F, doubl
 	return 0;
 }
 
-int rv_pca_fit_randomized(const float *x, size_t n, size_t F, double var_keep, size_t max_comp,
-			  const double *mu, struct rv_pca **out, struct rv_err *err)
+int rv_pca_fit_randomized(const float *x, size_t ld, size_t n, size_t F, double var_keep,
+			  size_t max_comp, const double *mu, struct rv_pca **out,
+			  struct rv_err *err)
 {
 	size_t side = n < F ? n : F, l = max_comp + RAND_OVERSAMPLE;
 	float *xc, *q = NULL, *z = NULL, *tau = NULL, *b = NULL;
@@ -182,7 +184,7 @@ int rv_pca_fit_randomized(const float *x, size_t n, size_t F, double var_keep, s
 	*out = NULL;
 	if (l > side)
 		l = side;
-	xc = centre(x, n, F, mu, &total);
+	xc = centre(x, ld, n, F, mu, &total);
 	q = malloc(n * l * sizeof(*q));
 	z = malloc(F * l * sizeof(*z));
 	tau = malloc(l * sizeof(*tau));

@@ -2,7 +2,9 @@
  * pca_test.c - PCA fits against scikit-learn (tests/fixtures/detect/gen_pca.py):
  * component count, eigenvalues, T2 and SPE of test rows on the covariance
  * (F <= n) and Gram (F > n) routes, the max_comp cap, contribution sums,
- * the save/load round trip and refusal of bad arguments and bad model bytes.
+ * the save/load round trip and refusal of bad arguments and bad model bytes;
+ * fits on rows of a wider matrix (rv_pca_fit_ld), and the randomized fit
+ * against the exact one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -174,6 +176,39 @@ static void check_scores(const struct rv_pca *p, const struct fixture *fx, const
 	free(contrib);
 }
 
+/* Copy of the n x F rows x at stride F + pad, NaN in the padding: a fit
+ * that read it would refuse the rows as not finite. */
+static float *padded(const float *x, size_t n, size_t F, size_t pad)
+{
+	float *y = malloc(n * (F + pad) * sizeof(*y));
+
+	assert_non_null(y);
+	for (size_t i = 0; i < n; i++) {
+		memcpy(y + i * (F + pad), x + i * F, F * sizeof(*y));
+		for (size_t j = F; j < F + pad; j++)
+			y[i * (F + pad) + j] = NAN;
+	}
+	return y;
+}
+
+/* Two models score the m rows x exactly alike (T2 and SPE). */
+static void same_scores(const struct rv_pca *a, const struct rv_pca *b, const float *x,
+			size_t m, size_t F)
+{
+	double *sa = malloc(rv_pca_scratch_len(a) * sizeof(double));
+	double *sb = malloc(rv_pca_scratch_len(b) * sizeof(double));
+
+	assert_non_null(sa);
+	assert_non_null(sb);
+	assert_int_equal(rv_pca_ncomp(a), rv_pca_ncomp(b));
+	for (size_t i = 0; i < m; i++) {
+		assert_true(rv_pca_t2(a, x + i * F, NULL, sa) == rv_pca_t2(b, x + i * F, NULL, sb));
+		assert_true(rv_pca_spe(a, x + i * F, NULL, sa) == rv_pca_spe(b, x + i * F, NULL, sb));
+	}
+	free(sa);
+	free(sb);
+}
+
 static void check_case(const char *name)
 {
 	struct fixture *fx = load_fixture(name);
@@ -191,6 +226,18 @@ static void check_case(const char *name)
 	assert_int_equal(rv_pca_fit(fx->train, fx->n, fx->F, fx->var_keep, fx->cap, &p, &err), 0);
 	assert_int_equal(rv_pca_ncomp(p), fx->cap);
 	check_scores(p, fx, fx->t2_cap, 0);
+
+	/* The first F columns of wider rows fit the same model. */
+	float *wide = padded(fx->train, fx->n, fx->F, 3);
+	struct rv_pca *q = NULL;
+
+	assert_int_equal(rv_pca_fit_ld(wide, fx->F + 3, fx->n, fx->F, fx->var_keep, fx->cap, &q,
+				       &err), 0);
+	same_scores(p, q, fx->test, fx->ntest, fx->F);
+	rv_pca_free(q);
+	assert_int_equal(rv_pca_fit_ld(wide, fx->F - 1, fx->n, fx->F, fx->var_keep, 0, &q, &err),
+			 -EINVAL);
+	free(wide);
 	rv_pca_free(p);
 	free_fixture(fx);
 }
@@ -282,6 +329,74 @@ static void test_keep_all(void **state)
 	rv_pca_free(p);
 	free_fixture(cov);
 	free_fixture(gram);
+}
+
+/*
+ * The randomized fit (a capped basis of a matrix at least RAND_MIN_SIDE on
+ * both sides) finds the exact fit's subspace on data with a clear
+ * spectrum: rank-5 signal with distinct strengths plus small noise. The
+ * exact fit keeps 5 components by variance share, the randomized one by the
+ * cap; their scores agree to float accuracy (SPE to that of |x|^2, which
+ * its formula subtracts from). Wider rows (ld) change nothing.
+ */
+static void test_randomized_matches_exact(void **state)
+{
+	enum { N = 1100, F = 1030, R = 5, M = 40 };
+	float *x = malloc((size_t)(N + M) * F * sizeof(*x)), *wide;
+	struct rv_pca *exact = NULL, *rnd = NULL, *rnd_ld = NULL;
+	double *se, *sr, t2e, t2r, spe_e, spe_r;
+	uint64_t st = 12345;
+
+	(void)state;
+	assert_non_null(x);
+	for (size_t i = 0; i < (size_t)(N + M); i++) {
+		double f[R];
+
+		for (size_t r = 0; r < R; r++) {
+			st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+			f[r] = ((double)(st >> 11) / 9007199254740992.0 - 0.5) * (double)(10 - 2 * r);
+		}
+		for (size_t j = 0; j < F; j++) {
+			double v = 0.0;
+
+			for (size_t r = 0; r < R; r++)
+				v += f[r] * sin((double)((r + 1) * (j + 1)) * 0.37);
+			st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+			x[i * F + j] = (float)(v + 1e-3 * ((double)(st >> 11) / 9007199254740992.0 - 0.5));
+		}
+	}
+	assert_int_equal(rv_pca_fit(x, N, F, 0.99, 0, &exact, NULL), 0);
+	assert_int_equal(rv_pca_ncomp(exact), R);
+	assert_int_equal(rv_pca_fit(x, N, F, 0.99, R, &rnd, NULL), 0);
+	assert_int_equal(rv_pca_ncomp(rnd), R);
+	wide = padded(x, N, F, 2);
+	assert_int_equal(rv_pca_fit_ld(wide, F + 2, N, F, 0.99, R, &rnd_ld, NULL), 0);
+	same_scores(rnd, rnd_ld, x + (size_t)N * F, M, F);
+	se = malloc(rv_pca_scratch_len(exact) * sizeof(double));
+	sr = malloc(rv_pca_scratch_len(rnd) * sizeof(double));
+	assert_non_null(se);
+	assert_non_null(sr);
+	for (size_t i = N; i < (size_t)(N + M); i++) {
+		t2e = rv_pca_t2(exact, x + i * F, NULL, se);
+		t2r = rv_pca_t2(rnd, x + i * F, NULL, sr);
+		spe_e = rv_pca_spe(exact, x + i * F, NULL, se);
+		spe_r = rv_pca_spe(rnd, x + i * F, NULL, sr);
+		double norm = 0.0;
+
+		for (size_t j = 0; j < F; j++)
+			norm += (double)x[i * F + j] * x[i * F + j];
+		assert_close(t2r, t2e, 1e-3 * t2e);
+		/* SPE = |xc|^2 - |t|^2 of float projections: known to a few
+		 * float epsilons of |x|^2, whatever the subspace. */
+		assert_close(spe_r, spe_e, 4e-7 * norm);
+	}
+	free(se);
+	free(sr);
+	free(wide);
+	free(x);
+	rv_pca_free(exact);
+	rv_pca_free(rnd);
+	rv_pca_free(rnd_ld);
 }
 
 static void test_bad_args(void **state)
@@ -438,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_gram_route),
 		cmocka_unit_test(test_eigenvalues),
 		cmocka_unit_test(test_keep_all),
+		cmocka_unit_test(test_randomized_matches_exact),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_corrupt),

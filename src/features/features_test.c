@@ -4,7 +4,8 @@
  * tests/fixtures/features/features.txt (gen_features.py) holds windows of
  * several lengths and shapes with their twelve features computed in Python
  * (np.percentile, scipy.stats.skew/kurtosis, np.polyfit, adfuller), and
- * MacKinnon p-values of statsmodels at chosen t-statistics.
+ * MacKinnon p-values of statsmodels at chosen t-statistics. The block path
+ * of the feature matrix (rv_feat_gauge_block) is held to rv_feat_window.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -285,6 +286,55 @@ static void test_selection_matches_sort(void **state)
 	}
 }
 
+/*
+ * The block path (64 windows side by side) gives exactly rv_feat_window's
+ * values, which the fixture test ties to numpy: every window length it
+ * serves, steps of 1 and more, short blocks, ties, flat windows and flat
+ * windows on a large level (the relative flatness test).
+ */
+static void test_gauge_block_matches_window(void **state)
+{
+	static const size_t ws[] = { 2, 3, 4, 5, 7, 15, 16, 17, 31, 32 };
+	static const size_t steps[] = { 1, 2, 5 };
+	static const size_t ns[] = { 1, 17, RV_FEAT_BLOCK };
+	enum { LD = 13, SPAN = RV_FEAT_BLOCK * 5 + 32 };
+	static float x[SPAN], out[RV_FEAT_BLOCK * LD];
+	double want[RV_F_COUNT], scratch[RV_FEAT_GAUGE_FAST_MAX];
+	struct rv_rng rng;
+
+	(void)state;
+	rv_rng_seed(&rng, 7);
+	for (int shape = 0; shape < 4; shape++) {
+		for (size_t i = 0; i < SPAN; i++) {
+			double u = rv_rng_uniform(&rng);
+
+			x[i] = shape == 0 ? (float)(u * 10.0 - 5.0)
+			     : shape == 1 ? (float)rv_rng_below(&rng, 3)            /* ties */
+			     : shape == 2 ? (i / 40 % 2 ? 1e6f : 1e6f + (float)u)   /* flat runs */
+			     : (float)(i % 7 == 0 ? 100.0 : 0.0);                   /* spikes */
+		}
+		for (size_t a = 0; a < sizeof(ws) / sizeof(ws[0]); a++)
+			for (size_t b = 0; b < sizeof(steps) / sizeof(steps[0]); b++)
+				for (size_t c = 0; c < sizeof(ns) / sizeof(ns[0]); c++) {
+					size_t w = ws[a], step = steps[b], n = ns[c];
+
+					memset(out, 0xff, sizeof(out));
+					rv_feat_gauge_block(x, w, step, n, out, LD);
+					for (size_t k = 0; k < n; k++) {
+						rv_feat_window(x + k * step, w, 1, RV_FEAT_GAUGE_MASK, want,
+							       scratch);
+						for (size_t f = 0; f < 10; f++)
+							assert_memory_equal(&out[k * LD + f],
+									    &(float){ (float)want[f] },
+									    sizeof(float));
+						/* Nothing written between rows. */
+						for (size_t f = 10; f < LD && k + 1 < n; f++)
+							assert_true(isnan(out[k * LD + f]));
+					}
+				}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_flat_window),
 		cmocka_unit_test(test_adf_undefined),
 		cmocka_unit_test(test_selection_matches_sort),
+		cmocka_unit_test(test_gauge_block_matches_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

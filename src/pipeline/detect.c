@@ -264,6 +264,7 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 			.raw = raw, .nraw = m->nchan * m->nraw_pts, .raw_chan = raw_chan,
 			.n = fm.nwin, .nchan = m->nchan, .threads = o->threads,
 			.cal_idx = cal, .cal_n = cal_n,
+			.overwrite = 1,     /* fm and raw are freed below */
 		};
 		m->train_windows = fm.nwin;
 		rc = rv_ens_fit(&o->ens, &tr, &m->ens, err);
