@@ -9,6 +9,7 @@
  * need the name heuristic.
  */
 #include "catalog/catalog.h"
+#include "catalog/metrics.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -116,4 +117,39 @@ enum rv_kind rv_catalog_kind_by_name(const char *name)
 			p++;
 	}
 	return RV_KIND_GAUGE;
+}
+
+static const struct rv_metric *const metric_tables[] = {
+	rv_metrics_cpu, rv_metrics_mem, rv_metrics_net, rv_metrics_storage,
+};
+
+size_t rv_catalog_metric_count(void)
+{
+	size_t n = 0;
+
+	for (size_t t = 0; t < sizeof(metric_tables) / sizeof(metric_tables[0]); t++)
+		for (const struct rv_metric *m = metric_tables[t]; m->name; m++)
+			n++;
+	return n;
+}
+
+const struct rv_metric *rv_catalog_metric_at(size_t i)
+{
+	for (size_t t = 0; t < sizeof(metric_tables) / sizeof(metric_tables[0]); t++)
+		for (const struct rv_metric *m = metric_tables[t]; m->name; m++)
+			if (i-- == 0)
+				return m;
+	return NULL;
+}
+
+/* Linear: looked up once per channel when sources open, never per sample. */
+const struct rv_metric *rv_catalog_metric(const char *type)
+{
+	if (!type)
+		return NULL;
+	for (size_t t = 0; t < sizeof(metric_tables) / sizeof(metric_tables[0]); t++)
+		for (const struct rv_metric *m = metric_tables[t]; m->name; m++)
+			if (strcmp(m->name, type) == 0)
+				return m;
+	return NULL;
 }

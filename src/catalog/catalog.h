@@ -10,6 +10,8 @@
 #ifndef RV_CATALOG_CATALOG_H
 #define RV_CATALOG_CATALOG_H
 
+#include <stddef.h>
+
 enum rv_subsystem { RV_SUB_CPU, RV_SUB_GPU, RV_SUB_MEM, RV_SUB_NET, RV_SUB_STORAGE,
 		    RV_SUB_OTHER, RV_SUB_COUNT };
 
@@ -36,5 +38,27 @@ const char *rv_kind_name(enum rv_kind k);
  * events. The token list is a table in catalog.c.
  */
 enum rv_kind rv_catalog_kind_by_name(const char *name);
+
+/*
+ * A metric type of the live collector: the channel name without its
+ * instance ("cpu.busy_pct" for "cpu.busy_pct:cpu3"). Kind says how a
+ * sample becomes a value: gauges are taken as read; counters and events
+ * are cumulative in the source and become rates over the measured
+ * interval (events are the sparse error counts among them); static facts
+ * are kept for reports and left out of detection. unit is the unit of
+ * the value after that (so "bytes/s" for a byte counter).
+ */
+struct rv_metric {
+	const char *name;
+	const char *unit;
+	enum rv_kind kind;
+	const char *help;
+};
+
+/* The metric type called `type` (no instance), or NULL. */
+const struct rv_metric *rv_catalog_metric(const char *type);
+/* Every metric type, i < rv_catalog_metric_count(), grouped by subsystem. */
+size_t rv_catalog_metric_count(void);
+const struct rv_metric *rv_catalog_metric_at(size_t i);
 
 #endif

@@ -19,6 +19,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "detect", rv_cmd_detect, "fit detectors on training telemetry and score test telemetry" },
+	{ "metrics", rv_cmd_metrics, "list (and sample) the channels collected on this host" },
 	{ "synth", rv_cmd_synth, "write a synthetic telemetry data set with planted anomalies" },
 };
 

@@ -1,0 +1,191 @@
+/*
+ * metrics_cmd.c - `reveal metrics`: every channel the collector finds on
+ * this host (or under --root), and every source that cannot run here with
+ * its reason. --json for scripts; --sample takes two sweeps --interval
+ * apart and prints the values.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/clock.h"
+#include "base/err.h"
+#include "cli/cli.h"
+#include "collect/collector.h"
+
+enum { INTERVAL_MS_MAX = 60000 };
+
+static const char metrics_help[] =
+	"usage: reveal metrics [--root DIR] [--json] [--sample] [--interval MS]\n"
+	"\n"
+	"Lists every channel reveal collects on this host: name, subsystem, unit, kind\n"
+	"(gauge; counter and event: read as totals, reported as rates; static) and the\n"
+	"source that reads it. Sources that cannot run here are listed after the\n"
+	"channels with the reason (absent, not permitted, not supported); the rest\n"
+	"works without them.\n"
+	"\n"
+	"  --root DIR     read DIR/proc and DIR/sys instead of /proc and /sys (a fixture\n"
+	"                 tree)\n"
+	"  --json         one JSON object: {\"channels\": [...], \"unavailable\": [...]}\n"
+	"  --sample       also take two sweeps and print each channel's value (rates\n"
+	"                 need the second); invalid values print as '-' (null in JSON)\n"
+	"  --interval MS  time between the two sweeps of --sample (default 1000)\n"
+	"  -h, --help     this text\n";
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void print_table(const struct rv_collector *c, const double *v, const uint8_t *ok)
+{
+	size_t n = rv_collector_nchan(c);
+
+	printf("%-40s %-8s %-8s %-8s %-12s%s\n", "CHANNEL", "SUBSYS", "UNIT", "KIND", "SOURCE",
+	       v ? " VALUE" : "");
+	for (size_t i = 0; i < n; i++) {
+		const struct rv_chan *ch = rv_collector_chan(c, i);
+
+		printf("%-40s %-8s %-8s %-8s %-12s", ch->name,
+		       rv_subsystem_name(rv_catalog_subsystem(ch->name)), ch->metric->unit,
+		       rv_kind_name(ch->metric->kind), ch->source);
+		if (v && ok[i])
+			printf(" %.6g", v[i]);
+		else if (v)
+			printf(" -");
+		putchar('\n');
+	}
+	printf("\n%zu channels\n", n);
+	for (size_t i = 0; i < rv_collector_nunavail(c); i++)
+		printf("unavailable: %s: %s\n", rv_collector_unavail_source(c, i),
+		       rv_collector_unavail_reason(c, i));
+}
+
+static void print_json(const struct rv_collector *c, const double *v, const uint8_t *ok)
+{
+	size_t n = rv_collector_nchan(c);
+
+	fputs("{\"channels\": [", stdout);
+	for (size_t i = 0; i < n; i++) {
+		const struct rv_chan *ch = rv_collector_chan(c, i);
+
+		fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", stdout);
+		json_str(stdout, ch->name);
+		printf(", \"subsystem\": \"%s\", \"unit\": ",
+		       rv_subsystem_name(rv_catalog_subsystem(ch->name)));
+		json_str(stdout, ch->metric->unit);
+		printf(", \"kind\": \"%s\", \"source\": ", rv_kind_name(ch->metric->kind));
+		json_str(stdout, ch->source);
+		fputs(", \"help\": ", stdout);
+		json_str(stdout, ch->metric->help);
+		if (v && ok[i])
+			printf(", \"value\": %.17g", v[i]);
+		else if (v)
+			fputs(", \"value\": null", stdout);
+		fputc('}', stdout);
+	}
+	fputs("],\n \"unavailable\": [", stdout);
+	for (size_t i = 0; i < rv_collector_nunavail(c); i++) {
+		fputs(i ? ",\n  {\"source\": " : "\n  {\"source\": ", stdout);
+		json_str(stdout, rv_collector_unavail_source(c, i));
+		fputs(", \"reason\": ", stdout);
+		json_str(stdout, rv_collector_unavail_reason(c, i));
+		fputc('}', stdout);
+	}
+	fputs("]}\n", stdout);
+}
+
+static void sleep_ms(unsigned long ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+int rv_cmd_metrics(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "sample", no_argument, NULL, 's' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *root = "";
+	int json = 0, sample = 0, id, rc;
+	unsigned long long interval_ms = 1000;
+	struct rv_collector *c = NULL;
+	struct rv_err err = { 0 };
+	double *v = NULL;
+	uint8_t *ok = NULL;
+
+	optind = 1;
+	while ((id = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (id == 'h') {
+			fputs(metrics_help, stdout);
+			return RV_EXIT_OK;
+		} else if (id == 'r') {
+			root = optarg;
+		} else if (id == 'j') {
+			json = 1;
+		} else if (id == 's') {
+			sample = 1;
+		} else if (id == 'i') {
+			if (rv_cli_parse_size(optarg, INTERVAL_MS_MAX, &interval_ms) != 0 ||
+			    interval_ms == 0) {
+				fprintf(stderr, "reveal metrics: --interval %s: want 1 to %d (ms)\n",
+					optarg, INTERVAL_MS_MAX);
+				return RV_EXIT_USAGE;
+			}
+		} else {
+			return RV_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "reveal metrics: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return RV_EXIT_USAGE;
+	}
+	rc = rv_collector_open(root, &c, &err);
+	if (rc) {
+		fprintf(stderr, "reveal metrics: %s\n", rv_err_text(&err, rc));
+		return RV_EXIT_FAIL;
+	}
+	if (sample) {
+		size_t n = rv_collector_nchan(c) ? rv_collector_nchan(c) : 1;
+
+		v = calloc(n, sizeof(*v));
+		ok = calloc(n, 1);
+		if (!v || !ok) {
+			fputs("reveal metrics: out of memory\n", stderr);
+			rv_collector_close(c);
+			free(v);
+			free(ok);
+			return RV_EXIT_FAIL;
+		}
+		rv_collector_sample(c, rv_clock_ns(), v, ok);
+		sleep_ms((unsigned long)interval_ms);
+		rv_collector_sample(c, rv_clock_ns(), v, ok);
+	}
+	if (json)
+		print_json(c, v, ok);
+	else
+		print_table(c, v, ok);
+	rv_collector_close(c);
+	free(v);
+	free(ok);
+	return RV_EXIT_OK;
+}

@@ -1,0 +1,166 @@
+/*
+ * collector.c - see collector.h. The raw values of the previous sweep are
+ * kept beside the current ones; a rate needs both valid and a raw value
+ * that did not go down.
+ */
+#include "collect/collector.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { REASON_MAX = 256 };
+
+struct opened {
+	const struct rv_source *src;
+	void *state;
+	size_t first, n;                /* its channels in the frame */
+};
+
+struct unavail {
+	const char *source;
+	char reason[REASON_MAX];
+};
+
+struct rv_collector {
+	struct opened *src;
+	size_t nsrc;
+	struct unavail *un;
+	size_t nun;
+	struct rv_chanlist chans;
+	double *raw, *prev;             /* raw values of this and the last sweep */
+	uint8_t *raw_ok, *prev_ok;
+	rv_ns prev_ns;
+	int have_prev;
+};
+
+static size_t registry_len(void)
+{
+	size_t n = 0;
+
+	while (rv_sources[n])
+		n++;
+	return n;
+}
+
+int rv_collector_open(const char *root, struct rv_collector **out, struct rv_err *err)
+{
+	struct rv_collector *c = calloc(1, sizeof(*c));
+	size_t nreg = registry_len();
+
+	*out = NULL;
+	if (!c)
+		return rv_err_set(err, -ENOMEM, "collector: out of memory");
+	c->src = calloc(nreg ? nreg : 1, sizeof(*c->src));
+	c->un = calloc(nreg ? nreg : 1, sizeof(*c->un));
+	if (!c->src || !c->un)
+		goto oom;
+	for (size_t i = 0; i < nreg; i++) {
+		const struct rv_source *s = rv_sources[i];
+		struct rv_err serr = { 0 };
+		size_t first = c->chans.n;
+		void *state = NULL;
+		int rc;
+
+		c->chans.source = s->name;
+		rc = s->open(root ? root : "", &state, &c->chans, &serr);
+		if (rc == -ENOMEM)
+			goto oom;
+		if (rc) {
+			c->chans.n = first;     /* drop what a failed open added */
+			c->un[c->nun].source = s->name;
+			snprintf(c->un[c->nun].reason, REASON_MAX, "%s", rv_err_text(&serr, rc));
+			c->nun++;
+			continue;
+		}
+		c->src[c->nsrc++] = (struct opened){ s, state, first, c->chans.n - first };
+	}
+	size_t n = c->chans.n ? c->chans.n : 1;
+
+	c->raw = calloc(n, sizeof(*c->raw));
+	c->prev = calloc(n, sizeof(*c->prev));
+	c->raw_ok = calloc(n, 1);
+	c->prev_ok = calloc(n, 1);
+	if (!c->raw || !c->prev || !c->raw_ok || !c->prev_ok)
+		goto oom;
+	*out = c;
+	return 0;
+oom:
+	rv_collector_close(c);
+	return rv_err_set(err, -ENOMEM, "collector: out of memory");
+}
+
+void rv_collector_close(struct rv_collector *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nsrc; i++)
+		c->src[i].src->close(c->src[i].state);
+	free(c->src);
+	free(c->un);
+	rv_chanlist_fini(&c->chans);
+	free(c->raw);
+	free(c->prev);
+	free(c->raw_ok);
+	free(c->prev_ok);
+	free(c);
+}
+
+size_t rv_collector_nchan(const struct rv_collector *c)
+{
+	return c->chans.n;
+}
+
+const struct rv_chan *rv_collector_chan(const struct rv_collector *c, size_t i)
+{
+	return i < c->chans.n ? &c->chans.v[i] : NULL;
+}
+
+size_t rv_collector_nunavail(const struct rv_collector *c)
+{
+	return c->nun;
+}
+
+const char *rv_collector_unavail_source(const struct rv_collector *c, size_t i)
+{
+	return i < c->nun ? c->un[i].source : NULL;
+}
+
+const char *rv_collector_unavail_reason(const struct rv_collector *c, size_t i)
+{
+	return i < c->nun ? c->un[i].reason : NULL;
+}
+
+size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, uint8_t *valid)
+{
+	size_t n = c->chans.n, good = 0;
+	double dt = c->have_prev && now > c->prev_ns ? (double)(now - c->prev_ns) * 1e-9 : 0.0;
+
+	memset(c->raw_ok, 0, n);
+	for (size_t i = 0; i < c->nsrc; i++) {
+		struct opened *o = &c->src[i];
+
+		o->src->sample(o->state, c->raw + o->first, c->raw_ok + o->first);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct rv_chan *ch = &c->chans.v[i];
+		int ok = c->raw_ok[i];
+		double v = c->raw[i];
+
+		if (ch->metric->kind == RV_KIND_COUNTER || ch->metric->kind == RV_KIND_EVENT) {
+			ok = ok && c->prev_ok[i] && dt > 0.0 && v >= c->prev[i];
+			v = ok ? (v - c->prev[i]) * ch->scale / dt : 0.0;
+		} else if (ok) {
+			v *= ch->scale;
+		}
+		values[i] = ok ? v : 0.0;
+		valid[i] = (uint8_t)ok;
+		good += (size_t)ok;
+	}
+	memcpy(c->prev, c->raw, n * sizeof(*c->prev));
+	memcpy(c->prev_ok, c->raw_ok, n);
+	c->prev_ns = now;
+	c->have_prev = 1;
+	return good;
+}

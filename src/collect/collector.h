@@ -1,0 +1,44 @@
+/*
+ * collector.h - every available source behind one sweep.
+ *
+ * rv_collector_open() opens each source of the registry under a root
+ * prefix; the ones that cannot run here are kept as (name, reason) pairs,
+ * reported once. rv_collector_sample() sweeps them in order into one frame
+ * of values with validity: gauges as read, counters and events as rates
+ * over the CLOCK_MONOTONIC interval since the previous sweep. A counter
+ * that went backwards was reset (or wrapped): no rate this time, never a
+ * negative one; a value missing now or in the previous sweep is a gap.
+ * The sweep allocates nothing.
+ */
+#ifndef RV_COLLECT_COLLECTOR_H
+#define RV_COLLECT_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/clock.h"
+#include "base/err.h"
+#include "collect/source.h"
+
+struct rv_collector;
+
+/* Only -ENOMEM fails: unavailable sources are recorded, not errors. */
+int rv_collector_open(const char *root, struct rv_collector **out, struct rv_err *err);
+void rv_collector_close(struct rv_collector *c);
+
+size_t rv_collector_nchan(const struct rv_collector *c);
+const struct rv_chan *rv_collector_chan(const struct rv_collector *c, size_t i);
+
+/* Sources that did not open, with the reason they gave. */
+size_t rv_collector_nunavail(const struct rv_collector *c);
+const char *rv_collector_unavail_source(const struct rv_collector *c, size_t i);
+const char *rv_collector_unavail_reason(const struct rv_collector *c, size_t i);
+
+/*
+ * One sweep at `now`: values[i] and valid[i] for every channel. Counters
+ * have no rate at the first sweep (valid 0). Returns the number of valid
+ * values.
+ */
+size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, uint8_t *valid);
+
+#endif

@@ -1,0 +1,310 @@
+/*
+ * collector_test.c - the proc.stat source and the collector around it:
+ * channel discovery on a fixture tree (CPUs numbered with a hole), raw
+ * values, counters turned into rates over the given interval, a counter
+ * reset (no rate, never negative), a CPU going offline (a gap in its own
+ * channels only), malformed and truncated lines, a file that empties, and
+ * sources that cannot open reported with their reason. pfile and the
+ * channel list are exercised on the way.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect/collector.h"
+#include "collect/pfile.h"
+#include "collect/registry.h"
+
+enum { NS_PER_S = 1000000000 };
+
+static const char *fixtures(void)
+{
+	const char *d = getenv("RV_FIXTURES");
+
+	assert_non_null(d);
+	return d;
+}
+
+/* Index of channel `name`, failing the test when absent. */
+static size_t chan_index(const struct rv_collector *c, const char *name)
+{
+	for (size_t i = 0; i < rv_collector_nchan(c); i++)
+		if (strcmp(rv_collector_chan(c, i)->name, name) == 0)
+			return i;
+	fail_msg("no channel %s", name);
+	return 0;
+}
+
+static int has_chan(const struct rv_collector *c, const char *name)
+{
+	for (size_t i = 0; i < rv_collector_nchan(c); i++)
+		if (strcmp(rv_collector_chan(c, i)->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The fixture: a host line, cpu0 and cpu2 (cpu1 offline at open). */
+static void test_stat_fixture_raw(void **state)
+{
+	char root[512];
+	const struct rv_source *s = &rv_src_proc_stat;
+	struct rv_chanlist l = { .source = "proc.stat" };
+	struct rv_err err = { 0 };
+	void *st = NULL;
+	double raw[64];
+	uint8_t ok[64];
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/collect/statonly", fixtures());
+	assert_int_equal(s->open(root, &st, &l, &err), 0);
+	assert_int_equal(l.n, 3 * 9 + 5);
+	assert_string_equal(l.v[0].name, "cpu.user_pct");
+	assert_string_equal(l.v[9].name, "cpu.user_pct:cpu0");
+	assert_string_equal(l.v[18].name, "cpu.user_pct:cpu2");
+	assert_string_equal(l.v[26].name, "cpu.busy_pct:cpu2");
+	assert_string_equal(l.v[27].name, "cpu.context_switches");
+	assert_string_equal(l.v[31].name, "cpu.procs_blocked");
+	assert_true(l.v[27].metric->kind == RV_KIND_COUNTER);
+	assert_true(l.v[30].metric->kind == RV_KIND_GAUGE);
+	memset(ok, 0, sizeof(ok));
+	s->sample(st, raw, ok);
+	for (size_t i = 0; i < l.n; i++)
+		assert_int_equal(ok[i], 1);
+	assert_true(raw[0] == 1000 && raw[3] == 50000 && raw[7] == 7);
+	assert_true(raw[8] == 1000 + 20 + 300 + 0 + 60 + 7);        /* busy */
+	assert_true(raw[18 + 7] == 4);                               /* cpu2 steal */
+	assert_true(raw[27] == 987654 && raw[28] == 123456 && raw[29] == 4242);
+	assert_true(raw[30] == 3 && raw[31] == 1);
+	s->close(st);
+	rv_chanlist_fini(&l);
+}
+
+/* Writes text to path in place (same inode: the open fd sees it). */
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+struct tree {
+	char root[256], stat[300];
+};
+
+static void make_tree(struct tree *t, const char *text)
+{
+	char dir[300];
+
+	snprintf(t->root, sizeof(t->root), "/tmp/rv_collect_XXXXXX");
+	assert_non_null(mkdtemp(t->root));
+	snprintf(dir, sizeof(dir), "%s/proc", t->root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(t->stat, sizeof(t->stat), "%s/proc/stat", t->root);
+	put(t->stat, text);
+}
+
+static void drop_tree(struct tree *t)
+{
+	char dir[300];
+
+	unlink(t->stat);
+	snprintf(dir, sizeof(dir), "%s/proc", t->root);
+	rmdir(dir);
+	rmdir(t->root);
+}
+
+static const char STAT_A[] =
+	"cpu  100 0 100 1000 0 0 0 0 0 0\n"
+	"cpu0 50 0 50 500 0 0 0 0 0 0\n"
+	"cpu1 50 0 50 500 0 0 0 0 0 0\n"
+	"ctxt 1000\nprocesses 10\nprocs_running 2\nprocs_blocked 0\n";
+
+static void test_rates_resets_gaps(void **state)
+{
+	struct tree t;
+	struct rv_collector *c = NULL;
+	struct rv_err err = { 0 };
+	double v[64];
+	uint8_t ok[64];
+	rv_ns t0 = 5 * (rv_ns)NS_PER_S;
+
+	(void)state;
+	make_tree(&t, STAT_A);
+	assert_int_equal(rv_collector_open(t.root, &c, &err), 0);
+	size_t n = rv_collector_nchan(c);
+	size_t user = chan_index(c, "cpu.user_pct"), user1 = chan_index(c, "cpu.user_pct:cpu1");
+	size_t ctxt = chan_index(c, "cpu.context_switches"), run = chan_index(c, "cpu.procs_running");
+	size_t busy0 = chan_index(c, "cpu.busy_pct:cpu0");
+
+	assert_true(n <= 64);
+	assert_false(has_chan(c, "cpu.interrupts"));    /* no intr line at open */
+	/* First sweep: gauges valid, counters have no rate yet. */
+	rv_collector_sample(c, t0, v, ok);
+	assert_int_equal(ok[user], 0);
+	assert_int_equal(ok[ctxt], 0);
+	assert_int_equal(ok[run], 1);
+	assert_true(v[run] == 2.0);
+
+	/* Two seconds later: 2000 more switches -> 1000/s; the host's user
+	 * time grew by 100 ticks over 2 CPUs and 2 s -> 25 % of the host;
+	 * cpu0's busy by 120 ticks in 2 s -> 60 % of cpu0 (USER_HZ 100). */
+	put(t.stat, "cpu  200 0 100 1100 0 0 0 0 0 0\n"
+		    "cpu0 110 0 110 500 0 0 0 0 0 0\n"
+		    "cpu1 90 0 50 600 0 0 0 0 0 0\n"
+		    "ctxt 3000\nprocesses 10\nprocs_running 5\nprocs_blocked 0\n");
+	rv_collector_sample(c, t0 + 2 * (rv_ns)NS_PER_S, v, ok);
+	assert_int_equal(ok[ctxt], 1);
+	assert_true(fabs(v[ctxt] - 1000.0) < 1e-9);
+	if (sysconf(_SC_CLK_TCK) == 100) {
+		assert_true(fabs(v[user] - 25.0) < 1e-9);
+		assert_true(fabs(v[busy0] - 60.0) < 1e-9);
+	}
+	assert_true(v[run] == 5.0);
+
+	/* A counter that went backwards was reset: no rate, never negative;
+	 * cpu1 went offline: its channels are a gap, cpu0's are not. */
+	put(t.stat, "cpu  300 0 100 1200 0 0 0 0 0 0\n"
+		    "cpu0 160 0 110 550 0 0 0 0 0 0\n"
+		    "ctxt 10\nprocesses 10\nprocs_running 1\nprocs_blocked 0\n");
+	rv_collector_sample(c, t0 + 3 * (rv_ns)NS_PER_S, v, ok);
+	assert_int_equal(ok[ctxt], 0);
+	assert_true(v[ctxt] == 0.0);
+	assert_int_equal(ok[user1], 0);
+	assert_int_equal(ok[busy0], 1);
+	assert_true(fabs(v[busy0] - 50.0 * 100.0 / (double)sysconf(_SC_CLK_TCK)) < 1e-9);
+
+	/* After the reset, the next interval has a rate again; cpu1 is back. */
+	put(t.stat, "cpu  400 0 100 1300 0 0 0 0 0 0\n"
+		    "cpu0 170 0 110 640 0 0 0 0 0 0\n"
+		    "cpu1 95 0 50 700 0 0 0 0 0 0\n"
+		    "ctxt 510\nprocesses 10\nprocs_running 1\nprocs_blocked 0\n");
+	rv_collector_sample(c, t0 + 4 * (rv_ns)NS_PER_S, v, ok);
+	assert_int_equal(ok[ctxt], 1);
+	assert_true(fabs(v[ctxt] - 500.0) < 1e-9);
+	assert_int_equal(ok[user1], 0);     /* no valid previous value for cpu1 */
+
+	/* Malformed lines: a cpu line cut short, a non-numeric ctxt, an unknown
+	 * CPU, huge values: gaps where unreadable, no crash. */
+	put(t.stat, "cpu  400 0\n"
+		    "cpu0 18446744073709551615 0 110 640 0 0 0 0 0 0\n"
+		    "cpu7 1 1 1 1 1 1 1 1\n"
+		    "ctxt lots\nprocs_running 9\n");
+	rv_collector_sample(c, t0 + 5 * (rv_ns)NS_PER_S, v, ok);
+	assert_int_equal(ok[user], 0);
+	assert_int_equal(ok[ctxt], 0);
+	assert_int_equal(ok[run], 1);
+	assert_true(v[run] == 9.0);
+	assert_int_equal(ok[chan_index(c, "cpu.procs_blocked")], 0);
+
+	/* The file empties: every channel is a gap. */
+	put(t.stat, "");
+	assert_int_equal(rv_collector_sample(c, t0 + 6 * (rv_ns)NS_PER_S, v, ok), 0);
+	rv_collector_close(c);
+	drop_tree(&t);
+}
+
+/* Sources with nothing to read under the root are listed with a reason
+ * naming the path; one that has its file still opens. */
+static void test_unavailable_sources(void **state)
+{
+	struct tree t;
+	struct rv_collector *c = NULL;
+	struct rv_err err = { 0 };
+	int stat_ok = 0;
+
+	(void)state;
+	make_tree(&t, STAT_A);
+	assert_int_equal(rv_collector_open(t.root, &c, &err), 0);
+	for (size_t i = 0; i < rv_collector_nchan(c); i++)
+		stat_ok |= strcmp(rv_collector_chan(c, i)->source, "proc.stat") == 0;
+	assert_true(stat_ok);
+	for (size_t i = 0; i < rv_collector_nunavail(c); i++) {
+		assert_true(strcmp(rv_collector_unavail_source(c, i), "proc.stat") != 0);
+		assert_non_null(strstr(rv_collector_unavail_reason(c, i), t.root));
+	}
+	rv_collector_close(c);
+	unlink(t.stat);
+	/* Without /proc/stat the stat source is unavailable, with the path. */
+	assert_int_equal(rv_collector_open(t.root, &c, &err), 0);
+	assert_int_equal(rv_collector_nchan(c) == 0 || !has_chan(c, "cpu.user_pct"), 1);
+	int found = 0;
+
+	for (size_t i = 0; i < rv_collector_nunavail(c); i++)
+		if (strcmp(rv_collector_unavail_source(c, i), "proc.stat") == 0) {
+			found = 1;
+			assert_non_null(strstr(rv_collector_unavail_reason(c, i), "/proc/stat"));
+		}
+	assert_true(found);
+	rv_collector_close(c);
+	drop_tree(&t);
+}
+
+/* pfile grows its buffer at open until the file fits twice over. */
+static void test_pfile_growth(void **state)
+{
+	struct tree t;
+	struct rv_pfile f;
+	struct rv_err err = { 0 };
+	char *big = malloc(20000);
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, 'x', 19999);
+	big[19999] = '\0';
+	make_tree(&t, big);
+	assert_int_equal(rv_pfile_open(&f, t.root, "/proc/stat", &err), 0);
+	assert_true(f.cap >= 2 * 19999);
+	assert_int_equal(rv_pfile_read(&f), 19999);
+	assert_int_equal(f.buf[19999], '\0');
+	rv_pfile_close(&f);
+	assert_int_equal(rv_pfile_open(&f, t.root, "/proc/nope", &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "/proc/nope"));
+	free(big);
+	drop_tree(&t);
+}
+
+/* Channel names: catalog types only, instances appended, length bounded. */
+static void test_chanlist(void **state)
+{
+	struct rv_chanlist l = { .source = "x" };
+	struct rv_err err = { 0 };
+	char inst[200];
+
+	(void)state;
+	assert_int_equal(rv_chanlist_add(&l, "cpu.user_pct", "cpu3", 0.0, &err), 0);
+	assert_string_equal(l.v[0].name, "cpu.user_pct:cpu3");
+	assert_true(l.v[0].scale == 1.0);
+	assert_int_equal(rv_chanlist_add(&l, "cpu.no_such_metric", NULL, 1.0, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "cpu.no_such_metric"));
+	memset(inst, 'a', sizeof(inst) - 1);
+	inst[sizeof(inst) - 1] = '\0';
+	assert_int_equal(rv_chanlist_add(&l, "cpu.user_pct", inst, 1.0, &err), -EINVAL);
+	assert_int_equal(l.n, 1);
+	rv_chanlist_fini(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stat_fixture_raw),
+		cmocka_unit_test(test_rates_resets_gaps),
+		cmocka_unit_test(test_unavailable_sources),
+		cmocka_unit_test(test_pfile_growth),
+		cmocka_unit_test(test_chanlist),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

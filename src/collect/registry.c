@@ -1,0 +1,9 @@
+/*
+ * registry.c - the one list of sources, in sampling order.
+ */
+#include "collect/registry.h"
+
+const struct rv_source *const rv_sources[] = {
+	&rv_src_proc_stat,
+	NULL,
+};

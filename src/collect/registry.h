@@ -1,0 +1,11 @@
+/*
+ * registry.h - every source's descriptor (defined at the end of its file).
+ */
+#ifndef RV_COLLECT_REGISTRY_H
+#define RV_COLLECT_REGISTRY_H
+
+#include "collect/source.h"
+
+extern const struct rv_source rv_src_proc_stat;
+
+#endif

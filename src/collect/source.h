@@ -1,0 +1,63 @@
+/*
+ * source.h - the contract every telemetry source implements (one file per
+ * source under collect/, listed in registry.c).
+ *
+ * open() finds the channels under `root` (a path prefix: "" for the live
+ * host, a fixture tree in tests), keeps its files open and takes all the
+ * memory it will need; it appends its channels to the list in the order
+ * sample() will fill them. A source that cannot run here (file absent, not
+ * permitted, not supported) returns a negative errno with the reason in
+ * err, and the collector goes on without it.
+ *
+ * sample() rereads the open files (pread at offset 0) and writes one raw
+ * value per channel: gauges as read, counters and events as the cumulative
+ * count the kernel reports (the collector turns them into rates). It
+ * allocates nothing; a value it cannot read this time (a vanished device,
+ * a short or malformed line) gets valid[i] = 0, never a made-up number.
+ */
+#ifndef RV_COLLECT_SOURCE_H
+#define RV_COLLECT_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "catalog/catalog.h"
+
+enum { RV_CHAN_NAME_MAX = 96 };
+
+struct rv_chan {
+	char name[RV_CHAN_NAME_MAX];      /* subsystem.metric[:instance] */
+	const struct rv_metric *metric;   /* catalog entry: unit, kind, help */
+	double scale;                     /* counters: rate = delta * scale / s */
+	const char *source;               /* name of the source that reads it */
+};
+
+/* Channels found by open(); grows while sources open, never when sampling. */
+struct rv_chanlist {
+	struct rv_chan *v;
+	size_t n, cap;
+	const char *source;               /* set by the collector around open() */
+};
+
+/*
+ * Appends channel `type` (a catalog metric type) with `instance` (NULL or
+ * "" for none): "type:instance". scale 0 means 1. -EINVAL for a type not in
+ * the catalog or a name that does not fit, -ENOMEM.
+ */
+int rv_chanlist_add(struct rv_chanlist *l, const char *type, const char *instance,
+		    double scale, struct rv_err *err);
+void rv_chanlist_fini(struct rv_chanlist *l);
+
+struct rv_source {
+	const char *name;                 /* "proc.stat", ... */
+	int (*open)(const char *root, void **state, struct rv_chanlist *chans,
+		    struct rv_err *err);
+	void (*sample)(void *state, double *raw, uint8_t *valid);
+	void (*close)(void *state);
+};
+
+/* Every source, in sampling order (registry.c); NULL-terminated. */
+extern const struct rv_source *const rv_sources[];
+
+#endif
