@@ -19,7 +19,8 @@
 enum { INTERVAL_MS_MAX = 60000 };
 
 static const char metrics_help[] =
-	"usage: reveal metrics [--root DIR] [--json] [--sample] [--interval MS]\n"
+	"usage: reveal metrics [--root DIR] [--nvml PATH] [--json] [--sample]\n"
+	"                      [--interval MS]\n"
 	"\n"
 	"Lists every channel reveal collects on this host: name, subsystem, unit, kind\n"
 	"(gauge; counter and event: read as totals, reported as rates; static) and the\n"
@@ -29,6 +30,8 @@ static const char metrics_help[] =
 	"\n"
 	"  --root DIR     read DIR/proc and DIR/sys instead of /proc and /sys (a fixture\n"
 	"                 tree)\n"
+	"  --nvml PATH    load this NVIDIA management library instead of\n"
+	"                 libnvidia-ml.so.1 (a test double)\n"
 	"  --json         one JSON object: {\"channels\": [...], \"unavailable\": [...]}\n"
 	"  --sample       also take two sweeps and print each channel's value (rates\n"
 	"                 need the second); invalid values print as '-' (null in JSON)\n"
@@ -119,13 +122,14 @@ int rv_cmd_metrics(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, 'r' },
+		{ "nvml", required_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "sample", no_argument, NULL, 's' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *root = "";
+	const char *root = "", *nvml = NULL;
 	int json = 0, sample = 0, id, rc;
 	unsigned long long interval_ms = 1000;
 	struct rv_collector *c = NULL;
@@ -140,6 +144,8 @@ int rv_cmd_metrics(int argc, char **argv)
 			return RV_EXIT_OK;
 		} else if (id == 'r') {
 			root = optarg;
+		} else if (id == 'n') {
+			nvml = optarg;
 		} else if (id == 'j') {
 			json = 1;
 		} else if (id == 's') {
@@ -159,7 +165,7 @@ int rv_cmd_metrics(int argc, char **argv)
 		fprintf(stderr, "reveal metrics: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return RV_EXIT_USAGE;
 	}
-	rc = rv_collector_open(root, &c, &err);
+	rc = rv_collector_open(&(struct rv_collect_cfg){ root, nvml }, &c, &err);
 	if (rc) {
 		fprintf(stderr, "reveal metrics: %s\n", rv_err_text(&err, rc));
 		return RV_EXIT_FAIL;

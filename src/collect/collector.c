@@ -44,8 +44,11 @@ static size_t registry_len(void)
 	return n;
 }
 
-int rv_collector_open(const char *root, struct rv_collector **out, struct rv_err *err)
+int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **out,
+		      struct rv_err *err)
 {
+	struct rv_collect_cfg local = { cfg && cfg->root ? cfg->root : "",
+					cfg ? cfg->nvml_lib : NULL };
 	struct rv_collector *c = calloc(1, sizeof(*c));
 	size_t nreg = registry_len();
 
@@ -64,7 +67,7 @@ int rv_collector_open(const char *root, struct rv_collector **out, struct rv_err
 		int rc;
 
 		c->chans.source = s->name;
-		rc = s->open(root ? root : "", &state, &c->chans, &serr);
+		rc = s->open(&local, &state, &c->chans, &serr);
 		if (rc == -ENOMEM)
 			goto oom;
 		if (rc) {

@@ -22,8 +22,10 @@
 
 struct rv_collector;
 
-/* Only -ENOMEM fails: unavailable sources are recorded, not errors. */
-int rv_collector_open(const char *root, struct rv_collector **out, struct rv_err *err);
+/* Only -ENOMEM fails: unavailable sources are recorded, not errors. cfg
+ * is copied; its strings must outlive the collector. */
+int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **out,
+		      struct rv_err *err);
 void rv_collector_close(struct rv_collector *c);
 
 size_t rv_collector_nchan(const struct rv_collector *c);

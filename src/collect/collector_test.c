@@ -67,7 +67,7 @@ static void test_stat_fixture_raw(void **state)
 
 	(void)state;
 	snprintf(root, sizeof(root), "%s/collect/statonly", fixtures());
-	assert_int_equal(s->open(root, &st, &l, &err), 0);
+	assert_int_equal(s->open(&(struct rv_collect_cfg){ root, NULL }, &st, &l, &err), 0);
 	assert_int_equal(l.n, 3 * 9 + 5);
 	assert_string_equal(l.v[0].name, "cpu.user_pct");
 	assert_string_equal(l.v[9].name, "cpu.user_pct:cpu0");
@@ -143,7 +143,7 @@ static void test_rates_resets_gaps(void **state)
 
 	(void)state;
 	make_tree(&t, STAT_A);
-	assert_int_equal(rv_collector_open(t.root, &c, &err), 0);
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ t.root, NULL }, &c, &err), 0);
 	size_t n = rv_collector_nchan(c);
 	size_t user = chan_index(c, "cpu.user_pct"), user1 = chan_index(c, "cpu.user_pct:cpu1");
 	size_t ctxt = chan_index(c, "cpu.context_switches"), run = chan_index(c, "cpu.procs_running");
@@ -227,7 +227,7 @@ static void test_unavailable_sources(void **state)
 
 	(void)state;
 	make_tree(&t, STAT_A);
-	assert_int_equal(rv_collector_open(t.root, &c, &err), 0);
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ t.root, NULL }, &c, &err), 0);
 	for (size_t i = 0; i < rv_collector_nchan(c); i++)
 		stat_ok |= strcmp(rv_collector_chan(c, i)->source, "proc.stat") == 0;
 	assert_true(stat_ok);
@@ -238,7 +238,7 @@ static void test_unavailable_sources(void **state)
 	rv_collector_close(c);
 	unlink(t.stat);
 	/* Without /proc/stat the stat source is unavailable, with the path. */
-	assert_int_equal(rv_collector_open(t.root, &c, &err), 0);
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ t.root, NULL }, &c, &err), 0);
 	assert_int_equal(rv_collector_nchan(c) == 0 || !has_chan(c, "cpu.user_pct"), 1);
 	int found = 0;
 

@@ -187,8 +187,8 @@ static int map_cpus(struct stat_src *st, uint32_t *ids, size_t *nids)
 	return 0;
 }
 
-static int stat_open(const char *root, void **state, struct rv_chanlist *chans,
-		     struct rv_err *err)
+static int stat_open(const struct rv_collect_cfg *cfg, void **state,
+		     struct rv_chanlist *chans, struct rv_err *err)
 {
 	struct stat_src *st = calloc(1, sizeof(*st));
 	uint32_t *ids = malloc(MAX_CPUS * sizeof(*ids));
@@ -202,7 +202,7 @@ static int stat_open(const char *root, void **state, struct rv_chanlist *chans,
 		rc = rv_err_set(err, -ENOMEM, "proc.stat: out of memory");
 		goto fail;
 	}
-	rc = rv_pfile_open(&st->f, root, "/proc/stat", err);
+	rc = rv_pfile_open(&st->f, cfg->root, "/proc/stat", err);
 	if (rc)
 		goto fail;
 	if (!strstr(st->f.buf, "cpu ")) {

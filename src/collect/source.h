@@ -2,7 +2,7 @@
  * source.h - the contract every telemetry source implements (one file per
  * source under collect/, listed in registry.c).
  *
- * open() finds the channels under `root` (a path prefix: "" for the live
+ * open() finds the channels under cfg->root (a path prefix: "" for the live
  * host, a fixture tree in tests), keeps its files open and takes all the
  * memory it will need; it appends its channels to the list in the order
  * sample() will fill them. A source that cannot run here (file absent, not
@@ -49,10 +49,16 @@ int rv_chanlist_add(struct rv_chanlist *l, const char *type, const char *instanc
 		    double scale, struct rv_err *err);
 void rv_chanlist_fini(struct rv_chanlist *l);
 
+/* What every source's open() is told. */
+struct rv_collect_cfg {
+	const char *root;                 /* "" or a fixture tree; never NULL */
+	const char *nvml_lib;             /* NULL: "libnvidia-ml.so.1" */
+};
+
 struct rv_source {
 	const char *name;                 /* "proc.stat", ... */
-	int (*open)(const char *root, void **state, struct rv_chanlist *chans,
-		    struct rv_err *err);
+	int (*open)(const struct rv_collect_cfg *cfg, void **state,
+		    struct rv_chanlist *chans, struct rv_err *err);
 	void (*sample)(void *state, double *raw, uint8_t *valid);
 	void (*close)(void *state);
 };
