@@ -10,6 +10,7 @@
  */
 #include "catalog/catalog.h"
 #include "catalog/metrics.h"
+#include "catalog/metrics_psi.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -120,7 +121,7 @@ enum rv_kind rv_catalog_kind_by_name(const char *name)
 }
 
 static const struct rv_metric *const metric_tables[] = {
-	rv_metrics_cpu, rv_metrics_mem, rv_metrics_net, rv_metrics_storage,
+	rv_metrics_cpu, rv_metrics_mem, rv_metrics_net, rv_metrics_storage, rv_metrics_psi,
 };
 
 size_t rv_catalog_metric_count(void)

@@ -21,5 +21,18 @@ const struct rv_metric rv_metrics_cpu[] = {
 	{ "cpu.forks", "1/s", RV_KIND_COUNTER, "processes and threads created" },
 	{ "cpu.procs_running", "tasks", RV_KIND_GAUGE, "runnable tasks" },
 	{ "cpu.procs_blocked", "tasks", RV_KIND_GAUGE, "tasks blocked on I/O" },
+	/* /proc/loadavg (proc_loadavg.c) */
+	{ "cpu.load1", "tasks", RV_KIND_GAUGE, "load average over 1 minute" },
+	{ "cpu.load5", "tasks", RV_KIND_GAUGE, "load average over 5 minutes" },
+	{ "cpu.load15", "tasks", RV_KIND_GAUGE, "load average over 15 minutes" },
+	{ "cpu.tasks_runnable", "tasks", RV_KIND_GAUGE, "runnable tasks (loadavg field 4, before /)" },
+	{ "cpu.tasks_total", "tasks", RV_KIND_GAUGE, "tasks on the host (loadavg field 4, after /)" },
+	/* /proc/pressure/cpu (proc_pressure.c) */
+	{ "cpu.psi_some_avg10_pct", "%", RV_KIND_GAUGE, "time some tasks waited for a CPU, 10 s average" },
+	{ "cpu.psi_some_avg60_pct", "%", RV_KIND_GAUGE, "time some tasks waited for a CPU, 60 s average" },
+	{ "cpu.psi_some_stall_pct", "%", RV_KIND_COUNTER, "time some tasks waited for a CPU (total= us)" },
+	{ "cpu.psi_full_avg10_pct", "%", RV_KIND_GAUGE, "time all non-idle tasks waited for a CPU, 10 s average" },
+	{ "cpu.psi_full_avg60_pct", "%", RV_KIND_GAUGE, "time all non-idle tasks waited for a CPU, 60 s average" },
+	{ "cpu.psi_full_stall_pct", "%", RV_KIND_COUNTER, "time all non-idle tasks waited for a CPU (total= us)" },
 	{ NULL, NULL, RV_KIND_GAUGE, NULL },
 };

@@ -5,5 +5,9 @@
 
 const struct rv_source *const rv_sources[] = {
 	&rv_src_proc_stat,
+	&rv_src_proc_loadavg,
+	&rv_src_proc_pressure,
+	&rv_src_proc_meminfo,
+	&rv_src_proc_vmstat,
 	NULL,
 };

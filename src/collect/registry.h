@@ -6,6 +6,8 @@
 
 #include "collect/source.h"
 
+#include "collect/procmem_sources.h"
+
 extern const struct rv_source rv_src_proc_stat;
 
 #endif
