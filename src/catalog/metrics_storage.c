@@ -6,5 +6,23 @@
 #include <stddef.h>
 
 const struct rv_metric rv_metrics_storage[] = {
+	/* /proc/diskstats: per whole block device (partitions left out) */
+	{ "storage.reads", "1/s", RV_KIND_COUNTER, "reads completed" },
+	{ "storage.reads_merged", "1/s", RV_KIND_COUNTER, "reads merged with an adjacent one" },
+	{ "storage.read_bytes", "bytes/s", RV_KIND_COUNTER, "bytes read" },
+	{ "storage.read_time_ms", "ms/s", RV_KIND_COUNTER, "time spent by reads (sum over requests)" },
+	{ "storage.writes", "1/s", RV_KIND_COUNTER, "writes completed" },
+	{ "storage.writes_merged", "1/s", RV_KIND_COUNTER, "writes merged with an adjacent one" },
+	{ "storage.write_bytes", "bytes/s", RV_KIND_COUNTER, "bytes written" },
+	{ "storage.write_time_ms", "ms/s", RV_KIND_COUNTER, "time spent by writes (sum over requests)" },
+	{ "storage.in_flight", "requests", RV_KIND_GAUGE, "requests issued and not completed" },
+	{ "storage.busy_pct", "%", RV_KIND_COUNTER, "time the device had requests in flight" },
+	{ "storage.weighted_time_ms", "ms/s", RV_KIND_COUNTER, "request time weighted by queue depth" },
+	{ "storage.discards", "1/s", RV_KIND_COUNTER, "discards completed" },
+	{ "storage.discards_merged", "1/s", RV_KIND_COUNTER, "discards merged with an adjacent one" },
+	{ "storage.discard_bytes", "bytes/s", RV_KIND_COUNTER, "bytes discarded" },
+	{ "storage.discard_time_ms", "ms/s", RV_KIND_COUNTER, "time spent by discards" },
+	{ "storage.flushes", "1/s", RV_KIND_COUNTER, "cache flushes completed" },
+	{ "storage.flush_time_ms", "ms/s", RV_KIND_COUNTER, "time spent by flushes" },
 	{ NULL, NULL, RV_KIND_GAUGE, NULL },
 };

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "derive/derive.h"
+
 enum { REASON_MAX = 256 };
 
 struct opened {
@@ -135,6 +137,12 @@ const char *rv_collector_unavail_reason(const struct rv_collector *c, size_t i)
 	return i < c->nun ? c->un[i].reason : NULL;
 }
 
+void rv_collector_raw(const struct rv_collector *c, const double **raw, const uint8_t **valid)
+{
+	*raw = c->raw;
+	*valid = c->raw_ok;
+}
+
 size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, uint8_t *valid)
 {
 	size_t n = c->chans.n, good = 0;
@@ -148,18 +156,11 @@ size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, ui
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rv_chan *ch = &c->chans.v[i];
-		int ok = c->raw_ok[i];
-		double v = c->raw[i];
 
-		if (ch->metric->kind == RV_KIND_COUNTER || ch->metric->kind == RV_KIND_EVENT) {
-			ok = ok && c->prev_ok[i] && dt > 0.0 && v >= c->prev[i];
-			v = ok ? (v - c->prev[i]) * ch->scale / dt : 0.0;
-		} else if (ok) {
-			v *= ch->scale;
-		}
-		values[i] = ok ? v : 0.0;
-		valid[i] = (uint8_t)ok;
-		good += (size_t)ok;
+		valid[i] = (uint8_t)rv_derive_value(ch->metric->kind, ch->scale, c->raw[i],
+						    c->raw_ok[i], c->prev[i], c->prev_ok[i], dt,
+						    &values[i]);
+		good += valid[i];
 	}
 	memcpy(c->prev, c->raw, n * sizeof(*c->prev));
 	memcpy(c->prev_ok, c->raw_ok, n);

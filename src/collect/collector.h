@@ -43,4 +43,8 @@ const char *rv_collector_unavail_reason(const struct rv_collector *c, size_t i);
  */
 size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, uint8_t *valid);
 
+/* The raw values of the last sweep (counters as totals) and their
+ * validity, nchan each, owned by c: what a recording stores. */
+void rv_collector_raw(const struct rv_collector *c, const double **raw, const uint8_t **valid);
+
 #endif

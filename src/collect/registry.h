@@ -7,6 +7,7 @@
 #include "collect/source.h"
 
 #include "collect/procmem_sources.h"
+#include "collect/procnet_sources.h"
 
 extern const struct rv_source rv_src_proc_stat;
 
