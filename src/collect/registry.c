@@ -13,5 +13,13 @@ const struct rv_source *const rv_sources[] = {
 	&rv_src_proc_net_snmp,
 	&rv_src_proc_netstat,
 	&rv_src_proc_diskstats,
+	&rv_src_sys_cpufreq,
+	&rv_src_sys_thermal,
+	&rv_src_sys_rapl,
+	&rv_src_sys_numa,
+	&rv_src_sys_netclass,
+	&rv_src_sys_infiniband,
+	&rv_src_perf,
+	&rv_src_nvml,
 	NULL,
 };

@@ -7,7 +7,10 @@
 #include "collect/source.h"
 
 #include "collect/procmem_sources.h"
+#include "collect/nvml_sources.h"
+#include "collect/perf_sources.h"
 #include "collect/procnet_sources.h"
+#include "collect/sysfs_sources.h"
 
 extern const struct rv_source rv_src_proc_stat;
 
