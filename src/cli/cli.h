@@ -11,6 +11,8 @@ enum { RV_EXIT_OK = 0, RV_EXIT_FAIL = 1, RV_EXIT_USAGE = 2 };
 int rv_cmd_detect(int argc, char **argv);
 int rv_cmd_synth(int argc, char **argv);
 int rv_cmd_metrics(int argc, char **argv);
+int rv_cmd_record(int argc, char **argv);
+int rv_cmd_export(int argc, char **argv);
 
 /* Shared option parsing: "3s", "500ms", "2m" or a plain count. */
 struct rv_span;

@@ -23,6 +23,7 @@
 #include "explain/incident.h"
 #include "pipeline/detect.h"
 #include "record/csv.h"
+#include "record/rvl_table.h"
 
 enum { SIZE_OPT_MAX = 1000000000 };
 /* Bytes of a CSV row besides the channel names: the timestamp, eight
@@ -56,6 +57,9 @@ static const char detect_help[] =
 	"(the first value for leading gaps) and counted in the summary. Features that\n"
 	"are constant over the training windows carry no baseline and are dropped.\n"
 	"Malformed input stops with FILE:LINE:COLUMN: reason and exit status 2.\n"
+	"A file named *.rvl is a recording of `reveal record`: its counters become rates\n"
+	"as in the live collector, gaps are missing values as above, and channels with\n"
+	"no value at all (a link down throughout) are left out.\n"
 	"\n"
 	"Files:\n"
 	"  --train FILE          training telemetry\n"
@@ -498,6 +502,14 @@ struct input {
 	int rc;
 };
 
+/* A recording by its name: FILE.rvl; anything else is CSV (or CSV.gz). */
+static int is_rvl(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 4 && strcmp(path + n - 4, ".rvl") == 0;
+}
+
 static int read_input(void *ctx, size_t begin, size_t end, unsigned slot)
 {
 	struct input *in = ctx;
@@ -505,7 +517,9 @@ static int read_input(void *ctx, size_t begin, size_t end, unsigned slot)
 	(void)slot;
 	for (size_t i = begin; i < end; i++) {
 		rv_err_clear(&in[i].err);
-		in[i].rc = rv_csv_read(in[i].path, &in[i].t, &in[i].err);
+		in[i].rc = is_rvl(in[i].path)
+			? rv_rvl_read_table(in[i].path, &in[i].t, NULL, &in[i].err)
+			: rv_csv_read(in[i].path, &in[i].t, &in[i].err);
 		if (!in[i].rc)
 			in[i].rc = rv_table_fill_gaps(in[i].t, &in[i].filled, &in[i].err);
 	}

@@ -20,6 +20,8 @@ struct command {
 static const struct command commands[] = {
 	{ "detect", rv_cmd_detect, "fit detectors on training telemetry and score test telemetry" },
 	{ "metrics", rv_cmd_metrics, "list (and sample) the channels collected on this host" },
+	{ "record", rv_cmd_record, "record the collected telemetry to a .rvl file" },
+	{ "export", rv_cmd_export, "write a .rvl recording as CSV" },
 	{ "synth", rv_cmd_synth, "write a synthetic telemetry data set with planted anomalies" },
 };
 
