@@ -301,6 +301,71 @@ static void test_chanlist(void **state)
 	rv_chanlist_fini(&l);
 }
 
+/*
+ * Every registered source, opened after other channels are already in the
+ * list (as in the collector), writes only its own slice of the frame: the
+ * raw array handed to sample() starts at its first channel. Canaries on
+ * both sides of the slice must survive, on every fixture tree a source
+ * opens on (and the live host).
+ */
+static void test_sources_write_their_slice(void **state)
+{
+	static const char *const trees[] = {
+		"", "collect/statonly", "collect/memhost", "collect/nethost",
+		"collect/syshost", "collect/irqhost8",
+	};
+	enum { PAD = 37, GUARD = 8 };
+	int opened = 0;
+
+	(void)state;
+	for (size_t t = 0; t < sizeof(trees) / sizeof(trees[0]); t++) {
+		char root[512];
+
+		if (trees[t][0])
+			snprintf(root, sizeof(root), "%s/%s", fixtures(), trees[t]);
+		else
+			root[0] = '\0';
+		for (size_t k = 0; rv_sources[k]; k++) {
+			const struct rv_source *s = rv_sources[k];
+			struct rv_chanlist l = { .source = "pad" };
+			struct rv_err err = { 0 };
+			void *st = NULL;
+
+			for (int i = 0; i < PAD; i++)
+				assert_int_equal(rv_chanlist_add(&l, "cpu.load1", NULL, 1.0, &err), 0);
+			if (s->open(&(struct rv_collect_cfg){ root, NULL }, &st, &l, &err) != 0) {
+				rv_chanlist_fini(&l);
+				continue;
+			}
+			size_t n = l.n - PAD;
+			double *raw = malloc((n + 2 * GUARD) * sizeof(*raw));
+			uint8_t *ok = malloc(n + 2 * GUARD);
+
+			assert_non_null(raw);
+			assert_non_null(ok);
+			for (size_t i = 0; i < n + 2 * GUARD; i++) {
+				raw[i] = -12345.0;
+				ok[i] = 0xee;
+			}
+			for (size_t i = 0; i < n; i++)
+				ok[GUARD + i] = 0;
+			s->sample(st, raw + GUARD, ok + GUARD);
+			for (size_t i = 0; i < GUARD; i++) {
+				if (raw[i] != -12345.0 || ok[i] != 0xee ||
+				    raw[GUARD + n + i] != -12345.0 || ok[GUARD + n + i] != 0xee)
+					fail_msg("%s on '%s' wrote outside its %zu channels", s->name,
+						 root, n);
+			}
+			opened++;
+			s->close(st);
+			free(raw);
+			free(ok);
+			rv_chanlist_fini(&l);
+		}
+	}
+	assert_true(opened >= 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_unavailable_sources),
 		cmocka_unit_test(test_pfile_growth),
 		cmocka_unit_test(test_chanlist),
+		cmocka_unit_test(test_sources_write_their_slice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

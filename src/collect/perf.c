@@ -116,6 +116,7 @@ struct perf_src {
 	struct rv_perf_ops ops;
 	struct perf_group *g;
 	size_t ng;
+	size_t base;            /* chans->n when open began: g->first counts from it */
 	uint64_t buf[READ_HDR + MAX_MEMBERS];   /* nr, enabled, running, values */
 };
 
@@ -431,7 +432,7 @@ static int open_cpu(struct perf_src *st, struct plan *plans, uint32_t cpu,
 		if (!n)
 			continue;
 		st->ng++;
-		g->first = chans->n;
+		g->first = chans->n - st->base;    /* sample's raw starts at our first */
 		oe->hw += k == GRP_HW ? g->n : 0;
 		for (unsigned i = 0; !rc && i < g->n; i++)
 			rc = rv_chanlist_add(chans, plans[k].type[idx[i]], inst, 1.0, err);
@@ -477,6 +478,7 @@ int rv_perf_open_ops(const struct rv_collect_cfg *cfg, const struct rv_perf_ops 
 		rc = rv_err_set(err, -ENOMEM, "perf: out of memory");
 		goto fail;
 	}
+	st->base = chans->n;
 	st->ops = *ops;
 	rc = read_online(cfg->root, ids, &nids, err);
 	if (rc)
@@ -512,6 +514,11 @@ fail:
 static int perf_open(const struct rv_collect_cfg *cfg, void **state,
 		     struct rv_chanlist *chans, struct rv_err *err)
 {
+	/* The counters are the running kernel's: under a fixture tree they
+	 * would describe another host than the files do. */
+	if (cfg->root[0])
+		return rv_err_set(err, -EOPNOTSUPP,
+				  "perf: counts the running kernel, not read under --root %s", cfg->root);
 	return rv_perf_open_ops(cfg, &sys_ops, state, chans, err);
 }
 

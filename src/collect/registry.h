@@ -9,6 +9,7 @@
 #include "collect/procmem_sources.h"
 #include "collect/nvml_sources.h"
 #include "collect/perf_sources.h"
+#include "collect/procirq_sources.h"
 #include "collect/procnet_sources.h"
 #include "collect/sysfs_sources.h"
 
