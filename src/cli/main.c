@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "detect/ensemble.h"
 
 enum { HEAP_BLOCK_MAX = 256 << 20 };    /* bytes */
 
@@ -50,6 +51,12 @@ static void keep_large_blocks(void)
 int main(int argc, char **argv)
 {
 	keep_large_blocks();
+	/* OpenBLAS starts a thread pool when it loads, and idle pool threads
+	 * spin on sched_yield for a while: stop them before any command runs
+	 * (detect raises BLAS threads itself for large fits). A collector
+	 * recording for hours must not pay for a library it does not call. */
+	rv_ens_blas_threads(1);
+	rv_ens_blas_quiesce();
 	if (argc < 2) {
 		usage(stderr);
 		return RV_EXIT_USAGE;
