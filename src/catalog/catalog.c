@@ -126,7 +126,7 @@ enum rv_kind rv_catalog_kind_by_name(const char *name)
 
 static const struct rv_metric *const metric_tables[] = {
 	rv_metrics_cpu, rv_metrics_mem, rv_metrics_net, rv_metrics_storage, rv_metrics_psi,
-	rv_metrics_perf, rv_metrics_gpu, rv_metrics_sys, rv_metrics_irq,
+	rv_metrics_perf, rv_metrics_gpu, rv_metrics_sys, rv_metrics_irq, rv_metrics_derived,
 };
 
 size_t rv_catalog_metric_count(void)

@@ -12,5 +12,6 @@ extern const struct rv_metric rv_metrics_cpu[];
 extern const struct rv_metric rv_metrics_mem[];
 extern const struct rv_metric rv_metrics_net[];
 extern const struct rv_metric rv_metrics_storage[];
+extern const struct rv_metric rv_metrics_derived[];
 
 #endif

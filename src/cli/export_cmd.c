@@ -14,6 +14,7 @@
 #include "base/fmtnum.h"
 #include "cli/cli.h"
 #include "derive/derive.h"
+#include "derive/ratio.h"
 #include "record/rvl.h"
 
 static const char export_help[] =
@@ -31,9 +32,10 @@ static const char export_help[] =
 	"  -h, --help       this text\n";
 
 struct export_state {
-	size_t n;
-	double *v, *prev, *out;
-	uint8_t *ok, *prev_ok;
+	size_t n, m;                    /* recorded channels; plus ratios */
+	struct rv_ratio_plan *ratios;
+	double *v, *prev, *out;         /* out: m values of the row */
+	uint8_t *ok, *prev_ok, *out_ok;
 	int64_t prev_t;
 	int have_prev;
 };
@@ -46,12 +48,16 @@ static int write_row(FILE *f, const struct rv_rvl_reader *r, struct export_state
 	fprintf(f, "%.3f", (double)t * 1e-9);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct rv_rvl_chan *ch = rv_rvl_reader_chan(r, i);
-		double val;
 
+		s->out_ok[i] = (uint8_t)rv_derive_value((enum rv_kind)ch->kind, ch->scale, s->v[i],
+							s->ok[i], s->prev[i], s->prev_ok[i], dt,
+							&s->out[i]);
+	}
+	rv_ratio_apply(s->ratios, s->out, s->out_ok, s->out + s->n, s->out_ok + s->n);
+	for (size_t i = 0; i < s->m; i++) {
 		fputc(',', f);
-		if (rv_derive_value((enum rv_kind)ch->kind, ch->scale, s->v[i], s->ok[i], s->prev[i],
-				    s->prev_ok[i], dt, &val)) {
-			size_t len = rv_fmt_g15(val, num);
+		if (s->out_ok[i]) {
+			size_t len = rv_fmt_g15(s->out[i], num);
 
 			fwrite(num, 1, len, f);
 		}
@@ -62,6 +68,22 @@ static int write_row(FILE *f, const struct rv_rvl_reader *r, struct export_state
 	s->prev_t = t;
 	s->have_prev = 1;
 	return ferror(f) ? -EIO : 0;
+}
+
+/* The ratio columns the recorded channels allow, as the collector has. */
+static int plan_ratios(const struct rv_rvl_reader *r, struct export_state *s)
+{
+	const char **names = malloc((s->n ? s->n : 1) * sizeof(*names));
+	int rc;
+
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		names[i] = rv_rvl_reader_chan(r, i)->name;
+	rc = rv_ratio_plan_new(names, s->n, &s->ratios);
+	free(names);
+	s->m = s->n + rv_ratio_count(s->ratios);
+	return rc;
 }
 
 static int export_csv(const char *in, FILE *f, const char *out_name)
@@ -84,7 +106,10 @@ static int export_csv(const char *in, FILE *f, const char *out_name)
 	s.prev = calloc(s.n + 1, sizeof(double));
 	s.ok = calloc(s.n + 1, 1);
 	s.prev_ok = calloc(s.n + 1, 1);
-	if (!s.v || !s.prev || !s.ok || !s.prev_ok) {
+	rc = plan_ratios(r, &s);
+	s.out = calloc(s.m + 1, sizeof(double));
+	s.out_ok = calloc(s.m + 1, 1);
+	if (rc || !s.v || !s.prev || !s.ok || !s.prev_ok || !s.out || !s.out_ok) {
 		rc = -ENOMEM;
 		fputs("reveal export: out of memory\n", stderr);
 		goto out;
@@ -92,6 +117,8 @@ static int export_csv(const char *in, FILE *f, const char *out_name)
 	fputs("timestamp", f);
 	for (size_t i = 0; i < s.n; i++)
 		fprintf(f, ",%s", rv_rvl_reader_chan(r, i)->name);
+	for (size_t j = 0; j < rv_ratio_count(s.ratios); j++)
+		fprintf(f, ",%s", rv_ratio_name(s.ratios, j));
 	fputc('\n', f);
 	while ((rc = rv_rvl_reader_next(r, &t, s.v, s.ok, &err)) == 1) {
 		rc = write_row(f, r, &s, t);
@@ -111,6 +138,9 @@ static int export_csv(const char *in, FILE *f, const char *out_name)
 			"were exported\n", in, stop, rows);
 out:
 	rv_rvl_reader_close(r);
+	rv_ratio_plan_free(s.ratios);
+	free(s.out);
+	free(s.out_ok);
 	free(s.v);
 	free(s.prev);
 	free(s.ok);

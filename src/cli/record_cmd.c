@@ -159,7 +159,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 /* rv_rvl_chan descriptors of the collector's channels (pointers into it). */
 static struct rv_rvl_chan *describe(const struct rv_collector *c)
 {
-	size_t n = rv_collector_nchan(c);
+	size_t n = rv_collector_nraw(c);
 	struct rv_rvl_chan *ch = calloc(n ? n : 1, sizeof(*ch));
 
 	for (size_t i = 0; ch && i < n; i++) {
@@ -253,14 +253,14 @@ int rv_cmd_record(int argc, char **argv)
 		fprintf(stderr, "reveal record: %s\n", rv_err_text(&err, rc));
 		return RV_EXIT_FAIL;
 	}
-	n = rv_collector_nchan(c);
+	n = rv_collector_nraw(c);
 	if (!o.quiet)
 		for (size_t i = 0; i < rv_collector_nunavail(c); i++)
 			fprintf(stderr, "reveal record: source %s unavailable: %s\n",
 				rv_collector_unavail_source(c, i), rv_collector_unavail_reason(c, i));
 	ch = describe(c);
-	v = calloc(n ? n : 1, sizeof(*v));
-	ok = calloc(n ? n : 1, 1);
+	v = calloc(rv_collector_nchan(c) + 1, sizeof(*v));
+	ok = calloc(rv_collector_nchan(c) + 1, 1);
 	if (!ch || !v || !ok) {
 		fputs("reveal record: out of memory\n", stderr);
 		rc = -ENOMEM;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "derive/derive.h"
+#include "derive/ratio.h"
 
 enum { REASON_MAX = 256 };
 
@@ -31,6 +32,8 @@ struct rv_collector {
 	struct unavail *un;
 	size_t nun;
 	struct rv_chanlist chans;
+	size_t nraw;                    /* source channels; ratio channels follow */
+	struct rv_ratio_plan *ratios;
 	double *raw, *prev;             /* raw values of this and the last sweep */
 	uint8_t *raw_ok, *prev_ok;
 	rv_ns prev_ns;
@@ -44,6 +47,28 @@ static size_t registry_len(void)
 	while (rv_sources[n])
 		n++;
 	return n;
+}
+
+/* Ratio channels (derive/ratio.h) over the source channels, appended. */
+static int add_ratios(struct rv_collector *c, struct rv_err *err)
+{
+	const char **names = malloc((c->nraw ? c->nraw : 1) * sizeof(*names));
+	int rc;
+
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nraw; i++)
+		names[i] = c->chans.v[i].name;
+	rc = rv_ratio_plan_new(names, c->nraw, &c->ratios);
+	free(names);
+	c->chans.source = "derive";
+	for (size_t j = 0; !rc && j < rv_ratio_count(c->ratios); j++) {
+		const char *name = rv_ratio_name(c->ratios, j), *colon = strchr(name, ':');
+
+		rc = rv_chanlist_add(&c->chans, rv_ratio_metric(c->ratios, j)->name,
+				     colon ? colon + 1 : NULL, 1.0, err);
+	}
+	return rc;
 }
 
 int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **out,
@@ -81,6 +106,9 @@ int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **ou
 		}
 		c->src[c->nsrc++] = (struct opened){ s, state, first, c->chans.n - first };
 	}
+	c->nraw = c->chans.n;
+	if (add_ratios(c, err))
+		goto oom;
 	size_t n = c->chans.n ? c->chans.n : 1;
 
 	c->raw = calloc(n, sizeof(*c->raw));
@@ -105,6 +133,7 @@ void rv_collector_close(struct rv_collector *c)
 	free(c->src);
 	free(c->un);
 	rv_chanlist_fini(&c->chans);
+	rv_ratio_plan_free(c->ratios);
 	free(c->raw);
 	free(c->prev);
 	free(c->raw_ok);
@@ -137,6 +166,11 @@ const char *rv_collector_unavail_reason(const struct rv_collector *c, size_t i)
 	return i < c->nun ? c->un[i].reason : NULL;
 }
 
+size_t rv_collector_nraw(const struct rv_collector *c)
+{
+	return c->nraw;
+}
+
 void rv_collector_raw(const struct rv_collector *c, const double **raw, const uint8_t **valid)
 {
 	*raw = c->raw;
@@ -145,7 +179,7 @@ void rv_collector_raw(const struct rv_collector *c, const double **raw, const ui
 
 size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, uint8_t *valid)
 {
-	size_t n = c->chans.n, good = 0;
+	size_t n = c->nraw, good = 0;
 	double dt = c->have_prev && now > c->prev_ns ? (double)(now - c->prev_ns) * 1e-9 : 0.0;
 
 	memset(c->raw_ok, 0, n);
@@ -162,6 +196,9 @@ size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, ui
 						    &values[i]);
 		good += valid[i];
 	}
+	rv_ratio_apply(c->ratios, values, valid, values + n, valid + n);
+	for (size_t j = n; j < c->chans.n; j++)
+		good += valid[j];
 	memcpy(c->prev, c->raw, n * sizeof(*c->prev));
 	memcpy(c->prev_ok, c->raw_ok, n);
 	c->prev_ns = now;

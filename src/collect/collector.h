@@ -43,8 +43,13 @@ const char *rv_collector_unavail_reason(const struct rv_collector *c, size_t i);
  */
 size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, uint8_t *valid);
 
+/* Channels read by sources: the first nraw of the list. The rest are
+ * ratios computed from them (derive/ratio.h, source "derive"). */
+size_t rv_collector_nraw(const struct rv_collector *c);
+
 /* The raw values of the last sweep (counters as totals) and their
- * validity, nchan each, owned by c: what a recording stores. */
+ * validity, nraw each, owned by c: what a recording stores (readers
+ * compute the ratios again). */
 void rv_collector_raw(const struct rv_collector *c, const double **raw, const uint8_t **valid);
 
 #endif

@@ -1,0 +1,17 @@
+/*
+ * metrics_derived.c - metric types computed from other channels by
+ * derive/ratio.c (see metrics.h). Gauges: they are values, not totals.
+ */
+#include "catalog/metrics.h"
+
+#include <stddef.h>
+
+const struct rv_metric rv_metrics_derived[] = {
+	{ "cpu.ipc", "instr/cycle", RV_KIND_GAUGE, "instructions per cycle (instructions / cycles)" },
+	{ "cpu.cache_miss_pct", "%", RV_KIND_GAUGE, "cache misses per cache reference" },
+	{ "cpu.branch_miss_pct", "%", RV_KIND_GAUGE, "mispredicted branches per branch" },
+	{ "cpu.busy_mhz", "MHz", RV_KIND_GAUGE,
+	  "average clock while not halted: TSC rate x APERF / MPERF (turbostat's Bzy_MHz)" },
+	{ "net.tcp_retrans_pct", "%", RV_KIND_GAUGE, "TCP segments retransmitted per segment sent" },
+	{ NULL, NULL, RV_KIND_GAUGE, NULL },
+};
