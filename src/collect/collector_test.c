@@ -28,6 +28,39 @@
 
 enum { NS_PER_S = 1000000000 };
 
+/*
+ * Allocation counting for the "sample allocates nothing" check: this test
+ * executable's malloc family counts calls while `counting` is set and
+ * forwards to glibc's. Not under AddressSanitizer, which owns malloc.
+ */
+#if !defined(__SANITIZE_ADDRESS__)
+#define RV_COUNT_ALLOCS 1
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t m);
+extern void *__libc_realloc(void *p, size_t n);
+static int counting;
+static unsigned long allocs;
+
+void *malloc(size_t n)
+{
+	allocs += (unsigned long)counting;
+	return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t m)
+{
+	allocs += (unsigned long)counting;
+	return __libc_calloc(n, m);
+}
+
+void *realloc(void *p, size_t n)
+{
+	allocs += (unsigned long)counting;
+	return __libc_realloc(p, n);
+}
+#endif
+
+
 static const char *fixtures(void)
 {
 	const char *d = getenv("RV_FIXTURES");
@@ -366,6 +399,55 @@ static void test_sources_write_their_slice(void **state)
 	assert_true(opened >= 10);
 }
 
+/* Sweeping allocates nothing: the whole collector, on the live host and
+ * on the largest fixture tree, sampled repeatedly with counting on. */
+static void test_sweep_allocates_nothing(void **state)
+{
+#ifdef RV_COUNT_ALLOCS
+	static const char *const trees[] = { "", "collect/irqhost8", "collect/syshost",
+					      "collect/nethost", "collect/memhost" };
+
+	(void)state;
+	/* The counter sees this executable's allocations (it must not be a
+	 * check that cannot fail). */
+	allocs = 0;
+	counting = 1;
+	free(malloc(8));
+	counting = 0;
+	assert_int_equal(allocs, 1);
+	for (size_t t = 0; t < sizeof(trees) / sizeof(trees[0]); t++) {
+		struct rv_collector *c = NULL;
+		struct rv_err err = { 0 };
+		char root[512];
+
+		if (trees[t][0])
+			snprintf(root, sizeof(root), "%s/%s", fixtures(), trees[t]);
+		else
+			root[0] = '\0';
+		assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ root, NULL }, &c, &err), 0);
+		size_t n = rv_collector_nchan(c) + 1;
+		double *v = __libc_malloc(n * sizeof(*v));
+		uint8_t *ok = __libc_malloc(n);
+
+		assert_non_null(v);
+		assert_non_null(ok);
+		allocs = 0;
+		counting = 1;
+		for (int k = 0; k < 5; k++)
+			rv_collector_sample(c, (rv_ns)(k + 1) * 100000000ULL, v, ok);
+		counting = 0;
+		if (allocs)
+			fail_msg("%lu allocations while sampling under '%s'", allocs, root);
+		free(v);
+		free(ok);
+		rv_collector_close(c);
+	}
+#else
+	(void)state;
+	skip();         /* ASan owns malloc; the release build runs this */
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_pfile_growth),
 		cmocka_unit_test(test_chanlist),
 		cmocka_unit_test(test_sources_write_their_slice),
+		cmocka_unit_test(test_sweep_allocates_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
