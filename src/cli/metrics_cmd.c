@@ -15,6 +15,7 @@
 #include "base/err.h"
 #include "cli/cli.h"
 #include "collect/collector.h"
+#include "collect/facts.h"
 
 enum { INTERVAL_MS_MAX = 60000 };
 
@@ -26,13 +27,15 @@ static const char metrics_help[] =
 	"(gauge; counter and event: read as totals, reported as rates; static) and the\n"
 	"source that reads it. Sources that cannot run here are listed after the\n"
 	"channels with the reason (absent, not permitted, not supported); the rest\n"
-	"works without them.\n"
+	"works without them. Static facts (CPU model and topology, kernel, huge pages,\n"
+	"NIC speed and MTU, disks) follow: kept for reports, not used for detection.\n"
 	"\n"
 	"  --root DIR     read DIR/proc and DIR/sys instead of /proc and /sys (a fixture\n"
 	"                 tree)\n"
 	"  --nvml PATH    load this NVIDIA management library instead of\n"
 	"                 libnvidia-ml.so.1 (a test double)\n"
-	"  --json         one JSON object: {\"channels\": [...], \"unavailable\": [...]}\n"
+	"  --json         one JSON object: {\"channels\": [...], \"unavailable\": [...],\n"
+	"                 \"facts\": {...}}\n"
 	"  --sample       also take two sweeps and print each channel's value (rates\n"
 	"                 need the second); invalid values print as '-' (null in JSON)\n"
 	"  --interval MS  time between the two sweeps of --sample (default 1000)\n"
@@ -52,7 +55,8 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void print_table(const struct rv_collector *c, const double *v, const uint8_t *ok)
+static void print_table(const struct rv_collector *c, const struct rv_facts *facts,
+			const double *v, const uint8_t *ok)
 {
 	size_t n = rv_collector_nchan(c);
 
@@ -74,9 +78,14 @@ static void print_table(const struct rv_collector *c, const double *v, const uin
 	for (size_t i = 0; i < rv_collector_nunavail(c); i++)
 		printf("unavailable: %s: %s\n", rv_collector_unavail_source(c, i),
 		       rv_collector_unavail_reason(c, i));
+	if (facts->n)
+		printf("\nfacts (static, for reports; not detected on):\n");
+	for (size_t i = 0; i < facts->n; i++)
+		printf("  %-36s %s\n", facts->v[i].key, facts->v[i].value);
 }
 
-static void print_json(const struct rv_collector *c, const double *v, const uint8_t *ok)
+static void print_json(const struct rv_collector *c, const struct rv_facts *facts,
+		       const double *v, const uint8_t *ok)
 {
 	size_t n = rv_collector_nchan(c);
 
@@ -107,7 +116,14 @@ static void print_json(const struct rv_collector *c, const double *v, const uint
 		json_str(stdout, rv_collector_unavail_reason(c, i));
 		fputc('}', stdout);
 	}
-	fputs("]}\n", stdout);
+	fputs("],\n \"facts\": {", stdout);
+	for (size_t i = 0; i < facts->n; i++) {
+		fputs(i ? ",\n  " : "\n  ", stdout);
+		json_str(stdout, facts->v[i].key);
+		fputs(": ", stdout);
+		json_str(stdout, facts->v[i].value);
+	}
+	fputs("}}\n", stdout);
 }
 
 static void sleep_ms(unsigned long ms)
@@ -133,6 +149,7 @@ int rv_cmd_metrics(int argc, char **argv)
 	int json = 0, sample = 0, id, rc;
 	unsigned long long interval_ms = 1000;
 	struct rv_collector *c = NULL;
+	struct rv_facts facts = { 0 };
 	struct rv_err err = { 0 };
 	double *v = NULL;
 	uint8_t *ok = NULL;
@@ -186,10 +203,14 @@ int rv_cmd_metrics(int argc, char **argv)
 		sleep_ms((unsigned long)interval_ms);
 		rv_collector_sample(c, rv_clock_ns(), v, ok);
 	}
+	rc = rv_facts_collect(&(struct rv_collect_cfg){ root, nvml }, &facts, &err);
+	if (rc)
+		fprintf(stderr, "reveal metrics: facts: %s\n", rv_err_text(&err, rc));
 	if (json)
-		print_json(c, v, ok);
+		print_json(c, &facts, v, ok);
 	else
-		print_table(c, v, ok);
+		print_table(c, &facts, v, ok);
+	rv_facts_fini(&facts);
 	rv_collector_close(c);
 	free(v);
 	free(ok);
