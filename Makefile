@@ -1,11 +1,14 @@
 # Thin wrapper around CMake. The two commands of README.md:
 #   make run    install what is missing, build, start the main job
-#   make test   install, build release + ASan/UBSan, run every test
+#   make test   install, build release + ASan/UBSan, run every test, then
+#               every fuzz target for FUZZ_SECONDS (5) each
+#   make fuzz   the fuzz targets alone, FUZZ_SECONDS (10) each
 BUILD      ?= build
 BUILD_SAN  ?= build-san
+BUILD_FUZZ ?= build-fuzz
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build deps run test test-release test-san bench eval clean
+.PHONY: all build deps run test test-release test-san test-fuzz fuzz bench eval clean
 
 all: build
 
@@ -19,7 +22,7 @@ deps:
 run: deps build
 	@scripts/run-demo.sh $(BUILD)/reveal
 
-test: deps test-release test-san
+test: deps test-release test-san test-fuzz
 
 test-release: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -29,6 +32,29 @@ test-san:
 	@cmake --build $(BUILD_SAN) -j $(JOBS)
 	@cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 
+# libFuzzer targets of every parser (tests/fuzz/README.md): `make fuzz`
+# alone, 10 s per target; 5 s in `make test`; FUZZ_SECONDS=N overrides.
+# Without clang and libFuzzer run.sh skips with exit 0, and the skip is
+# shown in a banner, never passed over in silence.
+define run_fuzz
+	@mkdir -p $(BUILD_FUZZ); o=$(BUILD_FUZZ)/make.$$$$; \
+	{ FUZZ_SECONDS=$${FUZZ_SECONDS:-$(1)} FUZZ_BUILD=$(BUILD_FUZZ) FUZZ_JOBS=$(JOBS) \
+		tests/fuzz/run.sh 2>&1; echo $$? >$$o.rc; } | tee $$o.out; \
+	if grep -q '^fuzz: skipped' $$o.out; then \
+		echo '****************************************************************'; \
+		echo '*** FUZZ TARGETS NOT RUN'; \
+		grep '^fuzz: skipped' $$o.out | sed 's/^/*** /'; \
+		echo '*** install clang 14+ (libFuzzer) and run: make fuzz'; \
+		echo '****************************************************************'; \
+	fi; rc=$$(cat $$o.rc); rm -f $$o.rc $$o.out; exit $$rc
+endef
+
+fuzz:
+	$(call run_fuzz,10)
+
+test-fuzz:
+	$(call run_fuzz,5)
+
 bench: build
 	@/usr/bin/python3 bench/bench.py
 
@@ -37,4 +63,4 @@ eval: build
 	@/usr/bin/python3 scripts/eval-dev.py --ablations
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN)
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_FUZZ)

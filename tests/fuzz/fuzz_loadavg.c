@@ -1,0 +1,19 @@
+/*
+ * fuzz_loadavg.c - libFuzzer target of /proc/loadavg (source proc.loadavg,
+ * collect/proc_loadavg.c). The input is split at its first 0xff byte (else
+ * in the middle): the first part is the file open() parses, the second what
+ * the second sample() rereads (fuzz_tree.h). Build and run:
+ * tests/fuzz/README.md.
+ */
+#include "fuzz_tree.h"
+
+#include "collect/procmem_sources.h"
+
+static const struct rv_source *const srcs[] = { &rv_src_proc_loadavg };
+static const char *const rels[] = { "/proc/loadavg" };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_run_files(srcs, FUZZ_N(srcs), rels, FUZZ_N(rels), data, size);
+	return 0;
+}

@@ -1,0 +1,19 @@
+/*
+ * fuzz_net_dev.c - libFuzzer target of /proc/net/dev (source proc.net_dev,
+ * collect/proc_net_dev.c): two header lines, then "iface: 16 numbers". The
+ * input is split at its first 0xff byte (else in the middle): the first
+ * part is the file open() parses, the second what the second sample()
+ * rereads (fuzz_tree.h). Build and run: tests/fuzz/README.md.
+ */
+#include "fuzz_tree.h"
+
+#include "collect/procnet_sources.h"
+
+static const struct rv_source *const srcs[] = { &rv_src_proc_net_dev };
+static const char *const rels[] = { "/proc/net/dev" };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_run_files(srcs, FUZZ_N(srcs), rels, FUZZ_N(rels), data, size);
+	return 0;
+}

@@ -1,0 +1,19 @@
+/*
+ * fuzz_stat.c - libFuzzer target of /proc/stat (source proc.stat,
+ * collect/proc_stat.c): the cpu/cpuN time columns, ctxt, intr, procs_*. The
+ * input is split at its first 0xff byte (else in the middle): the first
+ * part is the file open() parses, the second what the second sample()
+ * rereads (fuzz_tree.h). Build and run: tests/fuzz/README.md.
+ */
+#include "fuzz_tree.h"
+
+#include "collect/registry.h"
+
+static const struct rv_source *const srcs[] = { &rv_src_proc_stat };
+static const char *const rels[] = { "/proc/stat" };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_run_files(srcs, FUZZ_N(srcs), rels, FUZZ_N(rels), data, size);
+	return 0;
+}

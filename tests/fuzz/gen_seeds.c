@@ -1,0 +1,114 @@
+/*
+ * gen_seeds.c - writes the seeds of the binary formats, which have no
+ * fixture files: gen_seeds DIR makes
+ *   DIR/model/payload  the payload of a small model fitted on the synthetic
+ *                      job (as modelfile_test.c does), the input shape of
+ *                      fuzz_model (which adds the envelope itself);
+ *   DIR/model/file     the same model file whole, envelope included;
+ *   DIR/rvl/small.rvl  a recording of 3 channels x 40 samples in blocks of
+ *                      16, with gaps, for fuzz_rvl.
+ * DIR/model and DIR/rvl must exist. Run by run.sh; not a fuzz target (its
+ * name does not start with fuzz_).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "catalog/catalog.h"
+#include "pipeline/detect.h"
+#include "record/rvl.h"
+#include "record/synth.h"
+#include "record/table.h"
+
+enum { ENVELOPE_HEAD = 20, ENVELOPE_TAIL = 4 };
+
+static int write_model(const char *dir)
+{
+	struct rv_synth_params p;
+	struct rv_detect_opts o;
+	struct rv_table *train = NULL, *test = NULL;
+	struct rv_model *m = NULL;
+	struct rv_err err = { 0 };
+	uint8_t *labels = NULL, *buf = NULL;
+	char file[1024], payload[1024];
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	snprintf(file, sizeof(file), "%s/model/file", dir);
+	snprintf(payload, sizeof(payload), "%s/model/payload", dir);
+	rv_synth_defaults(&p);
+	p.train_s = 120.0;
+	p.test_s = 60.0;
+	rc = rv_synth_generate(&p, &train, &test, &labels);
+	free(labels);
+	if (rc == 0) {
+		rv_detect_opts_default(&o);
+		o.ens.iforest.trees = 4;
+		rc = rv_model_fit(&o, train, &m, NULL, &err);
+	}
+	if (rc == 0)
+		rc = rv_model_save(m, file, &err);
+	rv_model_free(m);
+	rv_table_free(train);
+	rv_table_free(test);
+	if (rc != 0) {
+		fprintf(stderr, "gen_seeds: model: %s\n", rv_err_text(&err, rc));
+		return 1;
+	}
+	f = fopen(file, "rb");
+	if (f && (buf = malloc(1 << 24)) != NULL)
+		len = fread(buf, 1, 1 << 24, f);
+	if (f)
+		fclose(f);
+	rc = 1;
+	if (len > ENVELOPE_HEAD + ENVELOPE_TAIL && (f = fopen(payload, "wb")) != NULL) {
+		size_t n = len - ENVELOPE_HEAD - ENVELOPE_TAIL;
+
+		rc = fwrite(buf + ENVELOPE_HEAD, 1, n, f) != n;
+		rc |= fclose(f) != 0;
+	}
+	free(buf);
+	if (rc)
+		fprintf(stderr, "gen_seeds: cannot write %s\n", payload);
+	return rc;
+}
+
+static int write_rvl(const char *dir)
+{
+	static const struct rv_rvl_chan ch[] = {
+		{ "cpu.util:cpu0", "ratio", RV_KIND_GAUGE, 1.0 },
+		{ "net.rx_bytes:eth0", "B", RV_KIND_COUNTER, 1.0 },
+		{ "mem.free_bytes", NULL, RV_KIND_GAUGE, 1024.0 },
+	};
+	struct rv_rvl_writer *w = NULL;
+	struct rv_err err = { 0 };
+	char path[1024];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/rvl/small.rvl", dir);
+	rc = rv_rvl_writer_open(path, ch, 3, 16, &w, &err);
+	for (int i = 0; rc == 0 && i < 40; i++) {
+		double v[3] = { 0.5 + 0.4 * sin(i), 1e6 * i, i % 7 == 3 ? NAN : 4096.0 - i };
+		uint8_t ok[3] = { 1, i % 11 != 5, 1 };
+
+		rc = rv_rvl_writer_append(w, 1700000000000000000LL + i * 1000000000LL, v, ok, &err);
+	}
+	if (w) {
+		int rc2 = rv_rvl_writer_close(w, 0, &err);
+
+		rc = rc ? rc : rc2;
+	}
+	if (rc)
+		fprintf(stderr, "gen_seeds: rvl: %s\n", rv_err_text(&err, rc));
+	return rc != 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: gen_seeds DIR\n");
+		return 2;
+	}
+	return write_model(argv[1]) | write_rvl(argv[1]);
+}
