@@ -10,9 +10,10 @@
  * -> sreclaimable). A field the table does not know is skipped: kernels
  * add fields, and a channel needs a catalog entry (metrics_mem.c).
  *
- * The reader indexes the keys of the file at open (sorted, so a sample
- * finds each line by binary search without allocating) because nothing
- * promises the order of the lines stays the same.
+ * The reader indexes the keys of the file at open because nothing promises
+ * the order of the lines stays the same: sorted while it is built, then a
+ * hash table that a sample probes once per line without allocating (most
+ * lines of /proc/vmstat are not wanted: a miss must be cheap).
  */
 #include "collect/procmem_sources.h"
 
@@ -29,6 +30,7 @@ enum { KEY_MAX = 48, KIB = 1024, PAGE_FALLBACK = 4096 };
 /* A key of the file at open and the channel it feeds. */
 struct kv_key {
 	char key[KEY_MAX];
+	uint32_t len;
 	uint32_t chan;
 };
 
@@ -36,6 +38,8 @@ struct kv_src {
 	struct rv_pfile f;
 	struct kv_key *keys;    /* sorted by key */
 	size_t nkeys;
+	uint32_t *slot;         /* hash of a key -> its index + 1 (0: empty) */
+	size_t nslot;           /* a power of two, at least 4 x nkeys */
 	size_t nchan;
 	uint16_t *parts;        /* per channel: keys that feed it */
 	uint16_t *hits;         /* per channel: keys read this sample */
@@ -81,7 +85,7 @@ static int line_value(const char *k, const char *e, uint64_t *v)
 /* Compares the key [s, s + len) with a NUL-terminated one. */
 static int key_cmp(const char *s, size_t len, const char *key)
 {
-	size_t kl = strlen(key);
+	size_t kl = strnlen(key, KEY_MAX);
 	int c = memcmp(s, key, len < kl ? len : kl);
 
 	return c ? c : (len > kl) - (len < kl);
@@ -105,6 +109,48 @@ static const struct kv_key *find_key(const struct kv_src *st, const char *s, siz
 	return NULL;
 }
 
+/* FNV-1a over the key's bytes. */
+static uint32_t key_hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h;
+}
+
+/* The hash table over the finished key index (linear probing). */
+static int build_slots(struct kv_src *st)
+{
+	st->nslot = 16;
+	while (st->nslot < 4 * st->nkeys)
+		st->nslot *= 2;
+	st->slot = calloc(st->nslot, sizeof(*st->slot));
+	if (!st->slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->nkeys; i++) {
+		size_t at = key_hash(st->keys[i].key, st->keys[i].len) & (st->nslot - 1);
+
+		while (st->slot[at])
+			at = (at + 1) & (st->nslot - 1);
+		st->slot[at] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+static const struct kv_key *lookup(const struct kv_src *st, const char *s, size_t len)
+{
+	size_t at = key_hash(s, len) & (st->nslot - 1);
+
+	for (; st->slot[at]; at = (at + 1) & (st->nslot - 1)) {
+		const struct kv_key *k = &st->keys[st->slot[at] - 1];
+
+		if (k->len == len && memcmp(k->key, s, len) == 0)
+			return k;
+	}
+	return NULL;
+}
+
 void rv_kvsrc_sample(void *state, double *raw, uint8_t *valid)
 {
 	struct kv_src *st = state;
@@ -124,7 +170,7 @@ void rv_kvsrc_sample(void *state, double *raw, uint8_t *valid)
 
 		s = next_line(&p, end, &e);
 		k = key_end(s, e);
-		if (!k || !(kk = find_key(st, s, (size_t)(k - s))) || line_value(k, e, &v))
+		if (!k || !(kk = lookup(st, s, (size_t)(k - s))) || line_value(k, e, &v))
 			continue;
 		raw[kk->chan] += (double)v;
 		st->hits[kk->chan]++;
@@ -141,6 +187,7 @@ void rv_kvsrc_close(void *state)
 		return;
 	rv_pfile_close(&st->f);
 	free(st->keys);
+	free(st->slot);
 	free(st->parts);
 	free(st->hits);
 	free(st);
@@ -187,6 +234,7 @@ static int index_keys(struct kv_src *st, const struct rv_kvrow *rows, size_t nro
 		if (r < 0)
 			continue;
 		memcpy(st->keys[st->nkeys].key, s, (size_t)(k - s));
+		st->keys[st->nkeys].len = (uint32_t)(k - s);
 		st->keys[st->nkeys].chan = (uint32_t)r;
 		st->nkeys++;
 		/* kept sorted as it grows, so find_key above sees duplicates */
@@ -248,7 +296,7 @@ int rv_kvsrc_open(const char *root, const char *rel, const struct rv_kvrow *rows
 	rc = rv_pfile_open(&st->f, root, rel, err);
 	if (rc)
 		goto fail;
-	if (index_keys(st, rows, nrows)) {
+	if (index_keys(st, rows, nrows) || build_slots(st)) {
 		rc = rv_err_set(err, -ENOMEM, "%s: out of memory", st->f.path);
 		goto fail;
 	}
