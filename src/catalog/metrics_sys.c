@@ -32,8 +32,6 @@ const struct rv_metric rv_metrics_sys[] = {
 	/* sys_netclass.c: /sys/class/net/<if> */
 	{ "net.carrier_changes", "1/s", RV_KIND_EVENT, "link went up or down" },
 	{ "net.link_up", "bool", RV_KIND_GAUGE, "carrier present (1) or not (0)" },
-	{ "net.speed_mbps", "Mbit/s", RV_KIND_GAUGE, "negotiated link speed" },
-	{ "net.mtu", "bytes", RV_KIND_GAUGE, "maximum transmission unit" },
 	/* sys_infiniband.c: /sys/class/infiniband/<dev>/ports/<p> */
 	{ "net.ib_port_xmit_data", "bytes/s", RV_KIND_COUNTER, "InfiniBand bytes sent" },
 	{ "net.ib_port_rcv_data", "bytes/s", RV_KIND_COUNTER, "InfiniBand bytes received" },

@@ -3,12 +3,12 @@
  * interface but loopback, from /sys/class/net/<if>/:
  *   carrier_changes -> event   net.carrier_changes:<if> (links going up/down)
  *   carrier         -> gauge   net.link_up:<if> (1 up, 0 down)
- *   speed           -> gauge   net.speed_mbps:<if>
- *   mtu             -> gauge   net.mtu:<if>
- * The kernel answers EINVAL for carrier and speed of an interface that is
- * down, and -1 for a speed it does not know (virtio): both are gaps, not
- * zeros. Interfaces are found at open; one that appears later is not
- * followed until the collector reopens, one that goes away reads as gaps.
+ * The kernel answers EINVAL for the carrier of an interface that is
+ * administratively down: a gap, not a zero. Speed and MTU are
+ * configuration: they are static facts (collect/facts.c), not channels, and
+ * reading speed every sweep would take the RTNL lock for nothing.
+ * Interfaces are found at open; one that appears later is not followed
+ * until the collector reopens, one that goes away reads as gaps.
  */
 #include "collect/sysfs_sources.h"
 
@@ -19,8 +19,6 @@
 static const struct rv_sysattr attrs[] = {
 	{ "carrier_changes", "net.carrier_changes", RV_SYSVAL_U64, 1 },
 	{ "carrier", "net.link_up", RV_SYSVAL_U64, 1 },
-	{ "speed", "net.speed_mbps", RV_SYSVAL_NONNEG, 1 },
-	{ "mtu", "net.mtu", RV_SYSVAL_U64, 1 },
 };
 
 /* ARPHRD_LOOPBACK, the `type` of lo. */

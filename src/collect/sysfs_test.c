@@ -543,19 +543,19 @@ static void test_numa_absent(void **state)
 static void test_netclass(void **state)
 {
 	static const char *const names[] = {
-		"net.carrier_changes:eth0", "net.link_up:eth0", "net.speed_mbps:eth0", "net.mtu:eth0",
-		"net.carrier_changes:ib0", "net.link_up:ib0", "net.speed_mbps:ib0", "net.mtu:ib0",
+		"net.carrier_changes:eth0", "net.link_up:eth0",
+		"net.carrier_changes:ib0", "net.link_up:ib0",
 	};
-	static const double want[] = { 2, 1, 25000, 1500, 4, 1, 200000, 2044 };
+	static const double want[] = { 2, 1, 4, 1 };
 	struct run r;
 
 	(void)state;
 	need_catalog();
 	assert_int_equal(run_open(&r, &rv_src_sys_netclass, syshost()), 0);
-	expect_names(&r, names, 8);
+	expect_names(&r, names, 4);
 	assert_int_equal(r.chans.v[0].metric->kind, RV_KIND_EVENT);
 	run_sample(&r);
-	for (size_t i = 0; i < 8; i++)
+	for (size_t i = 0; i < 4; i++)
 		expect(&r, names[i], want[i]);
 	run_close(&r);
 }
@@ -575,19 +575,20 @@ static void test_netclass_malformed(void **state)
 	put(&t, "sys/class/net/lo0x/type", "772\n");        /* loopback by type */
 	put(&t, "sys/class/net/lo0x/mtu", "65536\n");
 	assert_int_equal(run_open(&r, &rv_src_sys_netclass, t.root), 0);
-	assert_int_equal(r.chans.n, 4);
+	assert_int_equal(r.chans.n, 2);                 /* speed, mtu: facts */
 	run_sample(&r);
-	expect_invalid(&r, "net.speed_mbps:eth1");      /* unknown speed is no 0 */
-	expect(&r, "net.mtu:eth1", 9000);
+	expect(&r, "net.link_up:eth1", 1);
+	expect(&r, "net.carrier_changes:eth1", 3);
 	put(&t, "sys/class/net/eth1/carrier", "");
-	put(&t, "sys/class/net/eth1/mtu", "abc\n");
 	put(&t, "sys/class/net/eth1/carrier_changes", "99999999999999999999999\n");
-	put(&t, "sys/class/net/eth1/speed", "10000\n");
 	run_sample(&r);
 	expect_invalid(&r, "net.link_up:eth1");
-	expect_invalid(&r, "net.mtu:eth1");
 	expect_invalid(&r, "net.carrier_changes:eth1");
-	expect(&r, "net.speed_mbps:eth1", 10000);
+	put(&t, "sys/class/net/eth1/carrier", "abc\n");
+	put(&t, "sys/class/net/eth1/carrier_changes", "4\n");
+	run_sample(&r);
+	expect_invalid(&r, "net.link_up:eth1");
+	expect(&r, "net.carrier_changes:eth1", 4);
 	run_close(&r);
 	tmp_drop(&t);
 
