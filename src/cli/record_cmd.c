@@ -20,6 +20,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "base/log.h"
 #include "cli/cli.h"
 #include "collect/collector.h"
 #include "pipeline/detect.h"
@@ -47,7 +48,7 @@ static const char record_help[] =
 	"                     libnvidia-ml.so.1)\n"
 	"  --block N          samples per block, 1..4096 (default 64): the most a crash\n"
 	"                     can lose\n"
-	"  -q, --quiet        no progress line and no summary\n"
+	"  -q, --quiet        no progress line, no summary, no notes on the sources\n"
 	"  -h, --help         this text\n";
 
 static volatile sig_atomic_t stop_flag;
@@ -248,6 +249,8 @@ int rv_cmd_record(int argc, char **argv)
 
 	if (rc)
 		return rc > 0 ? RV_EXIT_OK : RV_EXIT_USAGE;
+	if (o.quiet)
+		rv_log_set_level(RV_LOG_WARN);      /* no notes on what sources found */
 	rc = rv_collector_open(&(struct rv_collect_cfg){ o.root, o.nvml }, &c, &err);
 	if (rc) {
 		fprintf(stderr, "reveal record: %s\n", rv_err_text(&err, rc));
