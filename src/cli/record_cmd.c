@@ -48,6 +48,11 @@ static const char record_help[] =
 	"                     libnvidia-ml.so.1)\n"
 	"  --block N          samples per block, 1..4096 (default 64): the most a crash\n"
 	"                     can lose\n"
+	"  --rediscover T     every T (e.g. 1m), open the sources again to pick up\n"
+	"                     devices that appeared or went (a NIC, a disk, a GPU); when\n"
+	"                     the channels change, the recording goes on in FILE.1.rvl,\n"
+	"                     FILE.2.rvl, ... (FILE = -o less .rvl). Costs one full open\n"
+	"                     each time (default: off)\n"
 	"  -q, --quiet        no progress line, no summary, no notes on the sources\n"
 	"  -h, --help         this text\n";
 
@@ -79,8 +84,20 @@ static double cpu_s(void)
 struct record_opts {
 	const char *out, *root, *nvml;
 	double interval_s, duration_s;      /* duration 0: until a signal */
+	double rediscover_s;                /* 0: never */
 	unsigned long long block;
 	int quiet;
+};
+
+enum { SEGMENT_PATH_MAX = 4096 };
+
+/* The file being written: the first is -o's; after a change of channels,
+ * NAME.1.rvl, NAME.2.rvl, ... (NAME = -o less its .rvl). */
+struct segment {
+	struct rv_rvl_writer *w;
+	struct rv_rvl_chan *ch;
+	char path[SEGMENT_PATH_MAX];
+	unsigned index;
 };
 
 static int parse_span_s(const char *flag, const char *arg, double *out)
@@ -104,6 +121,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "root", required_argument, NULL, 'r' },
 		{ "nvml", required_argument, NULL, 'n' },
 		{ "block", required_argument, NULL, 'b' },
+		{ "rediscover", required_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -129,6 +147,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'r':
 			o->root = optarg;
+			break;
+		case 'R':
+			if (parse_span_s("--rediscover", optarg, &o->rediscover_s))
+				return -EINVAL;
 			break;
 		case 'n':
 			o->nvml = optarg;
@@ -187,16 +209,95 @@ static rv_ns ts_ns(const struct timespec *t)
 	return (rv_ns)t->tv_sec * 1000000000ULL + (rv_ns)t->tv_nsec;
 }
 
+/* Path of segment `index` of the recording `out`. */
+static void segment_path(const char *out, unsigned index, char *path, size_t cap)
+{
+	size_t len = strlen(out);
+
+	if (index == 0) {
+		snprintf(path, cap, "%s", out);
+		return;
+	}
+	if (len > 4 && strcmp(out + len - 4, ".rvl") == 0)
+		len -= 4;
+	snprintf(path, cap, "%.*s.%u.rvl", (int)len, out, index);
+}
+
+static int segment_open(struct segment *sg, const struct record_opts *o,
+			const struct rv_collector *c, struct rv_err *err)
+{
+	segment_path(o->out, sg->index, sg->path, sizeof(sg->path));
+	free(sg->ch);
+	sg->ch = describe(c);
+	if (!sg->ch)
+		return rv_err_set(err, -ENOMEM, "out of memory");
+	return rv_rvl_writer_open(sg->path, sg->ch, rv_collector_nraw(c), (size_t)o->block,
+				  &sg->w, err);
+}
+
+/* Closes the segment's file (its open block written). */
+static int segment_close(struct segment *sg, struct rv_err *err)
+{
+	int rc = rv_rvl_writer_close(sg->w, 1, err);
+
+	sg->w = NULL;
+	return rc;
+}
+
 struct loop_stats {
 	unsigned long long samples, skipped;
+	unsigned long long values;          /* samples x channels, every segment */
+	unsigned segments;
 };
+
+/* A frame's worth of values for the collector's current channels. */
+static int size_frame(const struct rv_collector *c, double **v, uint8_t **ok)
+{
+	size_t n = rv_collector_nchan(c) + 1;
+	double *nv = realloc(*v, n * sizeof(*nv));
+	uint8_t *nok;
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nok = realloc(*ok, n);
+	if (!nok)
+		return -ENOMEM;
+	*ok = nok;
+	return 0;
+}
+
+/* Rediscovery: on a change of channels, the next segment. */
+static int rediscover(const struct record_opts *o, struct rv_collector *c, struct segment *sg,
+		      double **v, uint8_t **ok, struct loop_stats *ls, struct rv_err *err)
+{
+	size_t before = rv_collector_nraw(c);
+	int rc = rv_collector_rediscover(c, err);
+
+	if (rc <= 0)
+		return rc;
+	rc = segment_close(sg, err);
+	if (!rc)
+		rc = size_frame(c, v, ok);
+	sg->index++;
+	if (!rc)
+		rc = segment_open(sg, o, c, err);
+	if (!rc) {
+		ls->segments++;
+		if (!o->quiet)
+			fprintf(stderr, "reveal record: the channels changed (%zu -> %zu): "
+				"continuing in %s\n", before, rv_collector_nraw(c), sg->path);
+	}
+	return rc;
+}
 
 /* The sampling loop; returns 0 or the writer's negative errno. */
 static int sample_loop(const struct record_opts *o, struct rv_collector *c,
-		       struct rv_rvl_writer *w, double *v, uint8_t *ok, struct loop_stats *ls,
+		       struct segment *sg, double **v, uint8_t **ok, struct loop_stats *ls,
 		       struct rv_err *err)
 {
 	rv_ns step = (rv_ns)(o->interval_s * 1e9), start = rv_clock_ns(), last_progress = start;
+	rv_ns every = (rv_ns)(o->rediscover_s * 1e9), last_rediscover = start;
 	rv_ns end = o->duration_s > 0.0 ? start + (rv_ns)(o->duration_s * 1e9) : 0;
 	int tty = !o->quiet && isatty(STDERR_FILENO);
 	struct timespec next;
@@ -206,12 +307,19 @@ static int sample_loop(const struct record_opts *o, struct rv_collector *c,
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!stop_flag) {
-		rv_collector_sample(c, rv_clock_ns(), v, ok);
+		if (every && rv_clock_ns() - last_rediscover >= every) {
+			last_rediscover = rv_clock_ns();
+			rc = rediscover(o, c, sg, v, ok, ls, err);
+			if (rc < 0)
+				return rc;
+		}
+		rv_collector_sample(c, rv_clock_ns(), *v, *ok);
 		rv_collector_raw(c, &raw, &raw_ok);
-		rc = rv_rvl_writer_append(w, wall_ns(), raw, raw_ok, err);
+		rc = rv_rvl_writer_append(sg->w, wall_ns(), raw, raw_ok, err);
 		if (rc)
 			return rc;
 		ls->samples++;
+		ls->values += rv_collector_nraw(c);
 		add_ns(&next, step);
 		/* Deadlines already passed are skipped: a gap, not a burst. */
 		while (ts_ns(&next) + step < rv_clock_ns()) {
@@ -233,18 +341,52 @@ static int sample_loop(const struct record_opts *o, struct rv_collector *c,
 	return 0;
 }
 
+static long file_size(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	long bytes = -1;
+
+	if (f && fseek(f, 0, SEEK_END) == 0)
+		bytes = ftell(f);
+	if (f)
+		fclose(f);
+	return bytes;
+}
+
+/* The summary line: samples, bytes per value over every segment, CPU. */
+static void summary(const struct record_opts *o, const struct segment *sg,
+		    const struct loop_stats *ls, size_t nchan, double cpu)
+{
+	unsigned last = sg->index;
+	long bytes = 0;
+
+	for (unsigned i = 0; i <= last; i++) {
+		char path[SEGMENT_PATH_MAX];
+		long b;
+
+		segment_path(o->out, i, path, sizeof(path));
+		b = file_size(path);
+		bytes += b > 0 ? b : 0;
+	}
+	fprintf(stderr, "reveal record: %s: %llu samples of %zu channels%s, %ld bytes (%.2f bytes "
+		"per value), %llu deadlines missed, %.3f s CPU\n", o->out, ls->samples, nchan,
+		last ? " (last segment)" : "", bytes,
+		ls->values ? (double)bytes / (double)ls->values : 0.0, ls->skipped, cpu);
+	if (last)
+		fprintf(stderr, "reveal record: %u segments: %s and %u more up to %s\n", last + 1,
+			o->out, last, sg->path);
+}
+
 int rv_cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .root = "", .interval_s = 0.1, .block = 0 };
 	struct rv_collector *c = NULL;
-	struct rv_rvl_writer *w = NULL;
-	struct rv_rvl_chan *ch = NULL;
+	struct segment sg = { 0 };
 	struct loop_stats ls = { 0 };
 	struct rv_err err = { 0 };
 	struct sigaction sa;
 	double *v = NULL, t0 = cpu_s();
 	uint8_t *ok = NULL;
-	size_t n;
 	int rc = parse_args(argc, argv, &o);
 
 	if (rc)
@@ -256,25 +398,18 @@ int rv_cmd_record(int argc, char **argv)
 		fprintf(stderr, "reveal record: %s\n", rv_err_text(&err, rc));
 		return RV_EXIT_FAIL;
 	}
-	n = rv_collector_nraw(c);
 	if (!o.quiet)
 		for (size_t i = 0; i < rv_collector_nunavail(c); i++)
 			fprintf(stderr, "reveal record: source %s unavailable: %s\n",
 				rv_collector_unavail_source(c, i), rv_collector_unavail_reason(c, i));
-	ch = describe(c);
-	v = calloc(rv_collector_nchan(c) + 1, sizeof(*v));
-	ok = calloc(rv_collector_nchan(c) + 1, 1);
-	if (!ch || !v || !ok) {
-		fputs("reveal record: out of memory\n", stderr);
-		rc = -ENOMEM;
-		goto out;
-	}
-	if (n == 0) {
+	if (rv_collector_nraw(c) == 0) {
 		fputs("reveal record: no source could be read: nothing to record\n", stderr);
 		rc = -ENODATA;
 		goto out;
 	}
-	rc = rv_rvl_writer_open(o.out, ch, n, (size_t)o.block, &w, &err);
+	rc = size_frame(c, &v, &ok);
+	if (!rc)
+		rc = segment_open(&sg, &o, c, &err);
 	if (rc) {
 		fprintf(stderr, "reveal record: %s\n", rv_err_text(&err, rc));
 		goto out;
@@ -283,34 +418,22 @@ int rv_cmd_record(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	rc = sample_loop(&o, c, w, v, ok, &ls, &err);
+	rc = sample_loop(&o, c, &sg, &v, &ok, &ls, &err);
 	if (rc)
 		fprintf(stderr, "reveal record: %s\n", rv_err_text(&err, rc));
-	int crc = rv_rvl_writer_close(w, 1, &err);
+	int crc = segment_close(&sg, &err);
 
-	w = NULL;
 	if (crc && !rc) {
 		fprintf(stderr, "reveal record: %s\n", rv_err_text(&err, crc));
 		rc = crc;
 	}
-	if (!o.quiet) {
-		FILE *f = fopen(o.out, "rb");
-		long bytes = -1;
-
-		if (f && fseek(f, 0, SEEK_END) == 0)
-			bytes = ftell(f);
-		if (f)
-			fclose(f);
-		fprintf(stderr, "reveal record: %s: %llu samples of %zu channels, %ld bytes (%.2f bytes "
-			"per value), %llu deadlines missed, %.3f s CPU\n", o.out, ls.samples, n, bytes,
-			ls.samples ? (double)bytes / ((double)ls.samples * (double)n) : 0.0, ls.skipped,
-			cpu_s() - t0);
-	}
+	if (!o.quiet)
+		summary(&o, &sg, &ls, rv_collector_nraw(c), cpu_s() - t0);
 out:
-	if (w)
-		rv_rvl_writer_close(w, 0, NULL);
+	if (sg.w)
+		rv_rvl_writer_close(sg.w, 0, NULL);
 	rv_collector_close(c);
-	free(ch);
+	free(sg.ch);
 	free(v);
 	free(ok);
 	return rc ? RV_EXIT_FAIL : RV_EXIT_OK;

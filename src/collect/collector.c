@@ -27,6 +27,7 @@ struct unavail {
 };
 
 struct rv_collector {
+	struct rv_collect_cfg cfg;      /* as opened; its strings are borrowed */
 	struct opened *src;
 	size_t nsrc;
 	struct unavail *un;
@@ -82,6 +83,7 @@ int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **ou
 	*out = NULL;
 	if (!c)
 		return rv_err_set(err, -ENOMEM, "collector: out of memory");
+	c->cfg = local;
 	c->src = calloc(nreg ? nreg : 1, sizeof(*c->src));
 	c->un = calloc(nreg ? nreg : 1, sizeof(*c->un));
 	if (!c->src || !c->un)
@@ -139,6 +141,35 @@ void rv_collector_close(struct rv_collector *c)
 	free(c->raw_ok);
 	free(c->prev_ok);
 	free(c);
+}
+
+/* The same channels, by name and in order. */
+static int same_channels(const struct rv_collector *a, const struct rv_collector *b)
+{
+	if (a->chans.n != b->chans.n || a->nraw != b->nraw)
+		return 0;
+	for (size_t i = 0; i < a->chans.n; i++)
+		if (strcmp(a->chans.v[i].name, b->chans.v[i].name) != 0)
+			return 0;
+	return 1;
+}
+
+int rv_collector_rediscover(struct rv_collector *c, struct rv_err *err)
+{
+	struct rv_collector *fresh = NULL, old;
+	int rc = rv_collector_open(&c->cfg, &fresh, err);
+
+	if (rc)
+		return rc;
+	if (same_channels(c, fresh)) {
+		rv_collector_close(fresh);
+		return 0;
+	}
+	old = *c;
+	*c = *fresh;
+	*fresh = old;
+	rv_collector_close(fresh);
+	return 1;
 }
 
 size_t rv_collector_nchan(const struct rv_collector *c)

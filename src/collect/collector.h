@@ -26,6 +26,16 @@ struct rv_collector;
  * is copied; its strings must outlive the collector. */
 int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **out,
 		      struct rv_err *err);
+
+/*
+ * Opens every source again, to pick up devices that appeared (a NIC, a
+ * disk, a GPU) or drop ones that are gone. 0: the same channels, nothing
+ * changed (the open state is kept, rates go on); 1: the channel list
+ * changed, c now holds the new one (indices and counts move, and counters
+ * start again: no rate at the next sweep); -ENOMEM. Costs a full open:
+ * call it every minute or so, not every sweep.
+ */
+int rv_collector_rediscover(struct rv_collector *c, struct rv_err *err);
 void rv_collector_close(struct rv_collector *c);
 
 size_t rv_collector_nchan(const struct rv_collector *c);

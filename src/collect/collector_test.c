@@ -249,6 +249,55 @@ static void test_rates_resets_gaps(void **state)
 	drop_tree(&t);
 }
 
+/* Rediscovery: the same channels keep the open state (rates go on); a CPU
+ * that came online gives a new channel list and counters that restart. */
+static void test_rediscover(void **state)
+{
+	struct tree t;
+	struct rv_collector *c = NULL;
+	struct rv_err err = { 0 };
+	double v[128];
+	uint8_t ok[128];
+	rv_ns t0 = 5 * (rv_ns)NS_PER_S;
+
+	(void)state;
+	make_tree(&t, "cpu  100 0 100 1000 0 0 0 0 0 0\n"
+		      "cpu0 50 0 50 500 0 0 0 0 0 0\n"
+		      "ctxt 1000\n");
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ t.root, NULL }, &c, &err), 0);
+	size_t before = rv_collector_nchan(c), ctxt = chan_index(c, "cpu.context_switches");
+
+	rv_collector_sample(c, t0, v, ok);
+	assert_int_equal(rv_collector_rediscover(c, &err), 0);
+	assert_int_equal(rv_collector_nchan(c), before);
+	put(t.stat, "cpu  100 0 100 1000 0 0 0 0 0 0\n"
+		    "cpu0 50 0 50 500 0 0 0 0 0 0\n"
+		    "ctxt 2000\n");
+	rv_collector_sample(c, t0 + (rv_ns)NS_PER_S, v, ok);
+	assert_int_equal(ok[ctxt], 1);                  /* unchanged: rates go on */
+	assert_true(v[ctxt] == 1000.0);
+
+	put(t.stat, "cpu  100 0 100 1000 0 0 0 0 0 0\n"
+		    "cpu0 50 0 50 500 0 0 0 0 0 0\n"
+		    "cpu1 50 0 50 500 0 0 0 0 0 0\n"
+		    "ctxt 3000\n");
+	assert_int_equal(rv_collector_rediscover(c, &err), 1);
+	assert_true(rv_collector_nchan(c) == before + 9);
+	assert_true(has_chan(c, "cpu.busy_pct:cpu1"));
+	ctxt = chan_index(c, "cpu.context_switches");
+	rv_collector_sample(c, t0 + 2 * (rv_ns)NS_PER_S, v, ok);
+	assert_int_equal(ok[ctxt], 0);                  /* counters start again */
+	put(t.stat, "cpu  100 0 100 1000 0 0 0 0 0 0\n"
+		    "cpu0 50 0 50 500 0 0 0 0 0 0\n"
+		    "cpu1 50 0 50 500 0 0 0 0 0 0\n"
+		    "ctxt 3500\n");
+	rv_collector_sample(c, t0 + 3 * (rv_ns)NS_PER_S, v, ok);
+	assert_int_equal(ok[ctxt], 1);
+	assert_true(v[ctxt] == 500.0);
+	rv_collector_close(c);
+	drop_tree(&t);
+}
+
 /* Sources with nothing to read under the root are listed with a reason
  * naming the path; one that has its file still opens. */
 static void test_unavailable_sources(void **state)
@@ -453,6 +502,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stat_fixture_raw),
 		cmocka_unit_test(test_rates_resets_gaps),
+		cmocka_unit_test(test_rediscover),
 		cmocka_unit_test(test_unavailable_sources),
 		cmocka_unit_test(test_pfile_growth),
 		cmocka_unit_test(test_chanlist),

@@ -6,8 +6,9 @@
 # rates for counters (empty where there is no rate yet); SIGTERM ends a
 # recording with its open block written; SIGKILL keeps every completed
 # block (whole blocks only) and the export still works; two recordings
-# fit and score with `reveal detect`; bad usage and a file that is not a
-# recording exit 2 with a message.
+# fit and score with `reveal detect`; with --rediscover a NIC appearing
+# mid-run continues the recording in a second segment; bad usage and a
+# file that is not a recording exit 2 with a message.
 
 . "$SRC/tests/integration/lib.sh.inc"
 it_setup
@@ -72,6 +73,32 @@ run record -q -o test.rvl --interval 50ms --duration 2s
 run detect --train train.rvl --test test.rvl -o out.csv --window 5 --step 1
 expect_rc "detect on recordings" 0
 check "per-window output" grep -q '^timestamp,anomaly,' out.csv
+
+# Rediscovery: a NIC that appears mid-recording starts a new segment.
+mkdir -p tree/proc/net
+cp "$SRC/tests/fixtures/collect/statonly/proc/stat" tree/proc/stat
+netdev() {
+	printf 'Inter-|   Receive                                                |  Transmit\n'
+	printf ' face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n'
+	for nic in "$@"; do
+		printf '  %s: 100 1 0 0 0 0 0 0 200 2 0 0 0 0 0 0\n' "$nic"
+	done
+}
+netdev eth0 >tree/proc/net/dev
+"$REVEAL" record -q -o seg.rvl --root tree --interval 100ms --duration 3s --rediscover 1s \
+	2>err.txt &
+pid=$!
+sleep 1.5
+netdev eth0 eth9 >tree/proc/net/dev
+wait $pid
+RC=$?
+expect_rc "record with --rediscover" 0
+check "a second segment after the NIC appeared" test -s seg.1.rvl
+run export seg.rvl --csv -o seg0.csv
+run export seg.1.rvl --csv -o seg1.csv
+check "the first segment has no eth9" lacks seg0.csv 'rx_bytes:eth9'
+check "the second segment has eth9" grep -q 'net.rx_bytes:eth9' seg1.csv
+check "no third segment" test ! -e seg.2.rvl
 
 # Bad usage and bad files.
 run record --interval 100ms
