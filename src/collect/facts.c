@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "base/strparse.h"
+#include "collect/nvml_sources.h"
 #include "collect/pairs.h"
 #include "collect/pfile.h"
 #include "collect/sysval.h"
@@ -591,6 +592,8 @@ int rv_facts_collect(const struct rv_collect_cfg *cfg, struct rv_facts *out,
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]) && !c.rc; i++)
 		steps[i](&c);
 	free(c.names);
+	if (!c.rc)
+		c.rc = rv_nvml_facts(cfg->nvml_lib, out);
 	if (c.rc)
 		return rv_err_set(err, c.rc, "facts of \"%s\": out of memory", cfg->root);
 	return 0;

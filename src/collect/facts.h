@@ -9,7 +9,8 @@
  * decimal. A fact whose file is missing or does not parse is absent, never
  * a made-up value.
  *
- * TODO: the nvml source adds gpu.<i>.name and gpu.driver (rv_facts_add).
+ * GPU model and driver (gpu.<i>.name, gpu.driver) come from the NVIDIA
+ * management library when it loads (nvml_facts.c).
  */
 #ifndef RV_COLLECT_FACTS_H
 #define RV_COLLECT_FACTS_H

@@ -396,6 +396,44 @@ static void test_live(void **state)
 	rv_facts_fini(&f);
 }
 
+/* GPU facts from the fake NVIDIA library; none from a library that is
+ * missing or lacks the calls (no error either way). */
+static void test_gpu_facts(void **state)
+{
+	const char *dir = getenv("RV_FAKE_LIBDIR");
+	char lib[512];
+	struct rv_collect_cfg cfg = { .root = "/nonexistent-root" };
+	struct rv_facts f;
+	struct rv_err err = { 0 };
+
+	(void)state;
+	assert_non_null(dir);
+	snprintf(lib, sizeof(lib), "%s/libnvidia_ml_fake.so", dir);
+	setenv("FAKE_NVML_GPUS", "2", 1);
+	cfg.nvml_lib = lib;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(rv_facts_collect(&cfg, &f, &err), 0);
+	expect(&f, "gpu.driver", "999.99-fake");
+	expect(&f, "gpu.0.name", "NVIDIA H200 (fake 0)");
+	expect(&f, "gpu.1.name", "NVIDIA H200 (fake 1)");
+	expect_absent(&f, "gpu.2.name");
+	rv_facts_fini(&f);
+
+	snprintf(lib, sizeof(lib), "%s/libnvidia_ml_nosym.so", dir);    /* no name calls */
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(rv_facts_collect(&cfg, &f, &err), 0);
+	expect_absent(&f, "gpu.driver");
+	expect_absent(&f, "gpu.0.name");
+	rv_facts_fini(&f);
+
+	cfg.nvml_lib = "/nonexistent/libnvidia-ml.so.1";
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(rv_facts_collect(&cfg, &f, &err), 0);
+	expect_absent(&f, "gpu.driver");
+	rv_facts_fini(&f);
+	unsetenv("FAKE_NVML_GPUS");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -406,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_cpulists),
 		cmocka_unit_test(test_add),
 		cmocka_unit_test(test_live),
+		cmocka_unit_test(test_gpu_facts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,4 +13,10 @@
 
 extern const struct rv_source rv_src_nvml;
 
+struct rv_facts;
+/* Adds gpu.driver and gpu.<i>.name to f from the library lib (NULL:
+ * "libnvidia-ml.so.1"); no library or no answer adds nothing. 0 or
+ * -ENOMEM (nvml_facts.c). */
+int rv_nvml_facts(const char *lib, struct rv_facts *f);
+
 #endif

@@ -33,6 +33,7 @@
  *
  * A test double: global state and plain C, no project headers.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,8 @@ int nvmlInit_v2(void);
 int nvmlShutdown(void);
 const char *nvmlErrorString(int ret);
 int nvmlDeviceGetCount_v2(unsigned int *n);
+int nvmlDeviceGetName(struct nvmlDevice_st *d, char *name, unsigned int len);
+int nvmlSystemGetDriverVersion(char *version, unsigned int len);
 int nvmlDeviceGetHandleByIndex_v2(unsigned int index, struct nvmlDevice_st **dev);
 int nvmlDeviceGetUtilizationRates(struct nvmlDevice_st *d, struct fake_util *u);
 int nvmlDeviceGetMemoryInfo(struct nvmlDevice_st *d, struct fake_memory *m);
@@ -226,6 +229,29 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned int index, struct nvmlDevice_st **dev
 	if (index == LOST_GPU && fk.lost)
 		return R_GPU_IS_LOST;
 	*dev = &fk.dev[index];
+	return R_OK;
+}
+
+/* "NVIDIA H200 (fake N)"; the driver "999.99-fake". For the static facts. */
+int nvmlDeviceGetName(struct nvmlDevice_st *d, char *name, unsigned int len)
+{
+	int ret = check(__func__);
+
+	if (ret != R_OK)
+		return ret;
+	if (snprintf(name, len, "NVIDIA H200 (fake %u)", d->index) >= (int)len)
+		return R_INSUFFICIENT_SIZE;
+	return R_OK;
+}
+
+int nvmlSystemGetDriverVersion(char *version, unsigned int len)
+{
+	int ret = check(__func__);
+
+	if (ret != R_OK)
+		return ret;
+	if (snprintf(version, len, "999.99-fake") >= (int)len)
+		return R_INSUFFICIENT_SIZE;
 	return R_OK;
 }
 
