@@ -13,9 +13,8 @@
 #include "base/err.h"
 #include "base/fmtnum.h"
 #include "cli/cli.h"
-#include "derive/derive.h"
-#include "derive/ratio.h"
 #include "record/rvl.h"
+#include "record/rvl_values.h"
 
 static const char export_help[] =
 	"usage: reveal export FILE.rvl --csv [-o OUT.csv]\n"
@@ -31,97 +30,49 @@ static const char export_help[] =
 	"  -o, --output F   write to F instead of standard output\n"
 	"  -h, --help       this text\n";
 
-struct export_state {
-	size_t n, m;                    /* recorded channels; plus ratios */
-	struct rv_ratio_plan *ratios;
-	double *v, *prev, *out;         /* out: m values of the row */
-	uint8_t *ok, *prev_ok, *out_ok;
-	int64_t prev_t;
-	int have_prev;
-};
-
-static int write_row(FILE *f, const struct rv_rvl_reader *r, struct export_state *s, int64_t t)
+static int write_row(FILE *f, const struct rv_rvl_values *v)
 {
-	double dt = s->have_prev ? (double)(t - s->prev_t) * 1e-9 : 0.0;
 	char num[64];
 
-	fprintf(f, "%.3f", (double)t * 1e-9);
-	for (size_t i = 0; i < s->n; i++) {
-		const struct rv_rvl_chan *ch = rv_rvl_reader_chan(r, i);
-
-		s->out_ok[i] = (uint8_t)rv_derive_value((enum rv_kind)ch->kind, ch->scale, s->v[i],
-							s->ok[i], s->prev[i], s->prev_ok[i], dt,
-							&s->out[i]);
-	}
-	rv_ratio_apply(s->ratios, s->out, s->out_ok, s->out + s->n, s->out_ok + s->n);
-	for (size_t i = 0; i < s->m; i++) {
+	fprintf(f, "%.3f", (double)v->t * 1e-9);
+	for (size_t i = 0; i < v->m; i++) {
 		fputc(',', f);
-		if (s->out_ok[i]) {
-			size_t len = rv_fmt_g15(s->out[i], num);
+		if (v->out_ok[i]) {
+			size_t len = rv_fmt_g15(v->out[i], num);
 
 			fwrite(num, 1, len, f);
 		}
 	}
 	fputc('\n', f);
-	memcpy(s->prev, s->v, s->n * sizeof(*s->v));
-	memcpy(s->prev_ok, s->ok, s->n);
-	s->prev_t = t;
-	s->have_prev = 1;
 	return ferror(f) ? -EIO : 0;
-}
-
-/* The ratio columns the recorded channels allow, as the collector has. */
-static int plan_ratios(const struct rv_rvl_reader *r, struct export_state *s)
-{
-	const char **names = malloc((s->n ? s->n : 1) * sizeof(*names));
-	int rc;
-
-	if (!names)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->n; i++)
-		names[i] = rv_rvl_reader_chan(r, i)->name;
-	rc = rv_ratio_plan_new(names, s->n, &s->ratios);
-	free(names);
-	s->m = s->n + rv_ratio_count(s->ratios);
-	return rc;
 }
 
 static int export_csv(const char *in, FILE *f, const char *out_name)
 {
 	struct rv_rvl_reader *r = NULL;
-	struct export_state s = { 0 };
+	struct rv_rvl_values v;
 	struct rv_err err = { 0 };
 	unsigned long long rows = 0;
 	const char *stop;
 	uint64_t off = 0;
-	int64_t t;
 	int rc = rv_rvl_reader_open(in, &r, &err);
 
 	if (rc) {
 		fprintf(stderr, "reveal export: %s\n", rv_err_text(&err, rc));
 		return rc;
 	}
-	s.n = rv_rvl_reader_nchan(r);
-	s.v = calloc(s.n + 1, sizeof(double));
-	s.prev = calloc(s.n + 1, sizeof(double));
-	s.ok = calloc(s.n + 1, 1);
-	s.prev_ok = calloc(s.n + 1, 1);
-	rc = plan_ratios(r, &s);
-	s.out = calloc(s.m + 1, sizeof(double));
-	s.out_ok = calloc(s.m + 1, 1);
-	if (rc || !s.v || !s.prev || !s.ok || !s.prev_ok || !s.out || !s.out_ok) {
-		rc = -ENOMEM;
+	rc = rv_rvl_values_init(&v, r);
+	if (rc) {
 		fputs("reveal export: out of memory\n", stderr);
-		goto out;
+		rv_rvl_reader_close(r);
+		return rc;
 	}
 	fputs("timestamp", f);
-	for (size_t i = 0; i < s.n; i++)
-		fprintf(f, ",%s", rv_rvl_reader_chan(r, i)->name);
-	for (size_t j = 0; j < rv_ratio_count(s.ratios); j++)
-		fprintf(f, ",%s", rv_ratio_name(s.ratios, j));
+	for (size_t i = 0; i < v.m; i++)
+		fprintf(f, ",%s", rv_rvl_values_name(&v, i));
 	fputc('\n', f);
-	while ((rc = rv_rvl_reader_next(r, &t, s.v, s.ok, &err)) == 1) {
-		rc = write_row(f, r, &s, t);
+	while ((rc = rv_rvl_values_next(&v, &err)) == 1) {
+		rc = write_row(f, &v);
 		if (rc) {
 			fprintf(stderr, "reveal export: %s: write failed\n", out_name);
 			goto out;
@@ -137,14 +88,8 @@ static int export_csv(const char *in, FILE *f, const char *out_name)
 		fprintf(stderr, "reveal export: warning: %s: stopped at %s; %llu samples before it "
 			"were exported\n", in, stop, rows);
 out:
+	rv_rvl_values_fini(&v);
 	rv_rvl_reader_close(r);
-	rv_ratio_plan_free(s.ratios);
-	free(s.out);
-	free(s.out_ok);
-	free(s.v);
-	free(s.prev);
-	free(s.ok);
-	free(s.prev_ok);
 	return rc;
 }
 
