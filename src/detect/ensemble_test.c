@@ -201,7 +201,9 @@ static void test_training_over_threshold(void **state)
 			fail_msg("%s: %zu training rows over the threshold",
 				 rv_det_name((enum rv_det)d), over[d]);
 	assert_int_equal(anomalies, OVER_99);
-	assert_true(close_rel(rv_ens_fuse_threshold(e), percentile(fused, ROWS, Q), 1e-12));
+	/* the fit scores its rows in batches (sgemm), this loop one at a time
+	 * (sgemv): OpenBLAS kernels differ between CPUs in the last bits */
+	assert_true(close_rel(rv_ens_fuse_threshold(e), percentile(fused, ROWS, Q), 1e-6));
 	rv_ens_scratch_free(s);
 	rv_ens_free(e);
 	(void)state;
