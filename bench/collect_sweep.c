@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	sweeps = strtol(argv[3], NULL, 10);
-	if (rv_collector_open(&(struct rv_collect_cfg){argv[1], strcmp(argv[2], "-") ? argv[2] : NULL},
+	if (rv_collector_open(&(struct rv_collect_cfg){ .root = argv[1], .nvml_lib = strcmp(argv[2], "-") ? argv[2] : NULL },
 			      &c, &err) < 0) {
 		fprintf(stderr, "collect_sweep: %s\n", err.msg);
 		return 1;

@@ -13,11 +13,24 @@ int rv_cmd_synth(int argc, char **argv);
 int rv_cmd_metrics(int argc, char **argv);
 int rv_cmd_record(int argc, char **argv);
 int rv_cmd_export(int argc, char **argv);
+int rv_cmd_agent(int argc, char **argv);
 
 /* Shared option parsing: "3s", "500ms", "2m" or a plain count. */
 struct rv_span;
 int rv_cli_parse_span(const char *s, struct rv_span *out);
 int rv_cli_parse_size(const char *s, unsigned long long max, unsigned long long *out);
 int rv_cli_parse_real(const char *s, double lo, double hi, double *out);
+
+/* --exclude SRC[,SRC...] (repeatable): source names for rv_collect_cfg. */
+enum { RV_CLI_EXCLUDE_MAX = 32 };
+struct rv_cli_exclude {
+	char buf[1024];
+	size_t used;
+	const char *names[RV_CLI_EXCLUDE_MAX];
+	size_t n;
+};
+/* Appends the names of arg; -E2BIG when they do not fit, -EINVAL for an
+ * empty name. */
+int rv_cli_add_exclude(struct rv_cli_exclude *x, const char *arg);
 
 #endif

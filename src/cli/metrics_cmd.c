@@ -20,7 +20,7 @@
 enum { INTERVAL_MS_MAX = 60000 };
 
 static const char metrics_help[] =
-	"usage: reveal metrics [--root DIR] [--nvml PATH] [--json] [--sample]\n"
+	"usage: reveal metrics [--root DIR] [--nvml PATH] [--exclude SRC,...] [--json] [--sample]\n"
 	"                      [--interval MS]\n"
 	"\n"
 	"Lists every channel reveal collects on this host: name, subsystem, unit, kind\n"
@@ -32,6 +32,8 @@ static const char metrics_help[] =
 	"\n"
 	"  --root DIR     read DIR/proc and DIR/sys instead of /proc and /sys (a fixture\n"
 	"                 tree)\n"
+	"  --exclude SRC  leave out these sources (comma-separated names as listed\n"
+	"                 here; repeatable), e.g. --exclude perf,sys.thermal\n"
 	"  --nvml PATH    load this NVIDIA management library instead of\n"
 	"                 libnvidia-ml.so.1 (a test double)\n"
 	"  --json         one JSON object: {\"channels\": [...], \"unavailable\": [...],\n"
@@ -139,6 +141,7 @@ int rv_cmd_metrics(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "nvml", required_argument, NULL, 'n' },
+		{ "exclude", required_argument, NULL, 'x' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "sample", no_argument, NULL, 's' },
 		{ "interval", required_argument, NULL, 'i' },
@@ -146,6 +149,7 @@ int rv_cmd_metrics(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *root = "", *nvml = NULL;
+	static struct rv_cli_exclude excl;
 	int json = 0, sample = 0, id, rc;
 	unsigned long long interval_ms = 1000;
 	struct rv_collector *c = NULL;
@@ -163,6 +167,12 @@ int rv_cmd_metrics(int argc, char **argv)
 			root = optarg;
 		} else if (id == 'n') {
 			nvml = optarg;
+		} else if (id == 'x') {
+			if (rv_cli_add_exclude(&excl, optarg) != 0) {
+				fprintf(stderr, "reveal metrics: --exclude '%s': empty name or too many\n",
+					optarg);
+				return RV_EXIT_USAGE;
+			}
 		} else if (id == 'j') {
 			json = 1;
 		} else if (id == 's') {
@@ -182,10 +192,12 @@ int rv_cmd_metrics(int argc, char **argv)
 		fprintf(stderr, "reveal metrics: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return RV_EXIT_USAGE;
 	}
-	rc = rv_collector_open(&(struct rv_collect_cfg){ root, nvml }, &c, &err);
+	rc = rv_collector_open(&(struct rv_collect_cfg){ .root = root, .nvml_lib = nvml,
+						    .exclude = excl.names, .nexclude = excl.n },
+			       &c, &err);
 	if (rc) {
 		fprintf(stderr, "reveal metrics: %s\n", rv_err_text(&err, rc));
-		return RV_EXIT_FAIL;
+		return rc == -EINVAL ? RV_EXIT_USAGE : RV_EXIT_FAIL;
 	}
 	if (sample) {
 		size_t n = rv_collector_nchan(c) ? rv_collector_nchan(c) : 1;
@@ -203,7 +215,8 @@ int rv_cmd_metrics(int argc, char **argv)
 		sleep_ms((unsigned long)interval_ms);
 		rv_collector_sample(c, rv_clock_ns(), v, ok);
 	}
-	rc = rv_facts_collect(&(struct rv_collect_cfg){ root, nvml }, &facts, &err);
+	rc = rv_facts_collect(&(struct rv_collect_cfg){ .root = root, .nvml_lib = nvml }, &facts,
+			      &err);
 	if (rc)
 		fprintf(stderr, "reveal metrics: facts: %s\n", rv_err_text(&err, rc));
 	if (json)

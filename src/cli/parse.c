@@ -62,3 +62,25 @@ int rv_cli_parse_real(const char *s, double lo, double hi, double *out)
 	*out = v;
 	return 0;
 }
+
+int rv_cli_add_exclude(struct rv_cli_exclude *x, const char *arg)
+{
+	const char *p = arg;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (len == 0)
+			return -EINVAL;
+		if (x->n >= RV_CLI_EXCLUDE_MAX || x->used + len + 1 > sizeof(x->buf))
+			return -E2BIG;
+		memcpy(x->buf + x->used, p, len);
+		x->buf[x->used + len] = '\0';
+		x->names[x->n++] = x->buf + x->used;
+		x->used += len + 1;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}

@@ -30,7 +30,7 @@ enum { PROGRESS_EVERY_S = 1 };
 
 static const char record_help[] =
 	"usage: reveal record -o FILE.rvl [--interval T] [--duration T] [--root DIR]\n"
-	"                     [--nvml PATH] [--block N] [-q]\n"
+	"                     [--nvml PATH] [--exclude SRC,...] [--block N] [-q]\n"
 	"\n"
 	"Samples every source reveal can read on this host (see `reveal metrics`) at a\n"
 	"fixed interval and appends the samples to a .rvl recording: counters are kept\n"
@@ -44,6 +44,8 @@ static const char record_help[] =
 	"  --interval T       time between samples: 100ms (default), 1s, ...\n"
 	"  --duration T       stop after this long (default: until interrupted)\n"
 	"  --root DIR         read DIR/proc and DIR/sys instead of /proc and /sys\n"
+	"  --exclude SRC      leave out these sources (comma-separated, as `reveal\n"
+	"                     metrics` names them; repeatable), e.g. --exclude perf\n"
 	"  --nvml PATH        NVIDIA management library to load (default\n"
 	"                     libnvidia-ml.so.1)\n"
 	"  --block N          samples per block, 1..4096 (default 64): the most a crash\n"
@@ -87,6 +89,7 @@ struct record_opts {
 	double rediscover_s;                /* 0: never */
 	unsigned long long block;
 	int quiet;
+	struct rv_cli_exclude exclude;
 };
 
 enum { SEGMENT_PATH_MAX = 4096 };
@@ -120,6 +123,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "nvml", required_argument, NULL, 'n' },
+		{ "exclude", required_argument, NULL, 'x' },
 		{ "block", required_argument, NULL, 'b' },
 		{ "rediscover", required_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -154,6 +158,13 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'n':
 			o->nvml = optarg;
+			break;
+		case 'x':
+			if (rv_cli_add_exclude(&o->exclude, optarg) != 0) {
+				fprintf(stderr, "reveal record: --exclude '%s': empty name or too many\n",
+					optarg);
+				return -EINVAL;
+			}
 			break;
 		case 'b':
 			if (rv_cli_parse_size(optarg, 4096, &o->block) != 0 || o->block == 0) {
@@ -393,10 +404,13 @@ int rv_cmd_record(int argc, char **argv)
 		return rc > 0 ? RV_EXIT_OK : RV_EXIT_USAGE;
 	if (o.quiet)
 		rv_log_set_level(RV_LOG_WARN);      /* no notes on what sources found */
-	rc = rv_collector_open(&(struct rv_collect_cfg){ o.root, o.nvml }, &c, &err);
+	rc = rv_collector_open(&(struct rv_collect_cfg){ .root = o.root, .nvml_lib = o.nvml,
+						    .exclude = o.exclude.names,
+						    .nexclude = o.exclude.n },
+			       &c, &err);
 	if (rc) {
 		fprintf(stderr, "reveal record: %s\n", rv_err_text(&err, rc));
-		return RV_EXIT_FAIL;
+		return rc == -EINVAL ? RV_EXIT_USAGE : RV_EXIT_FAIL;
 	}
 	if (!o.quiet)
 		for (size_t i = 0; i < rv_collector_nunavail(c); i++)

@@ -19,6 +19,7 @@ struct opened {
 	const struct rv_source *src;
 	void *state;
 	size_t first, n;                /* its channels in the frame */
+	uint64_t last_ns, total_ns;     /* time in sample() */
 };
 
 struct unavail {
@@ -72,15 +73,62 @@ static int add_ratios(struct rv_collector *c, struct rv_err *err)
 	return rc;
 }
 
+static int excluded(const struct rv_collect_cfg *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->nexclude; i++)
+		if (strcmp(cfg->exclude[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Every excluded name must be a source: a typo would otherwise leave the
+ * source on without a word. */
+static int check_exclude(const struct rv_collect_cfg *cfg, struct rv_err *err)
+{
+	for (size_t i = 0; i < cfg->nexclude; i++) {
+		size_t k = 0;
+		char known[512];
+		size_t len = 0;
+
+		while (rv_sources[k] && strcmp(rv_sources[k]->name, cfg->exclude[i]) != 0)
+			k++;
+		if (rv_sources[k])
+			continue;
+		known[0] = '\0';
+		for (k = 0; rv_sources[k] && len < sizeof(known); k++)
+			len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s",
+						k ? ", " : "", rv_sources[k]->name);
+		return rv_err_set(err, -EINVAL, "unknown source '%s' to exclude (sources: %s)",
+				  cfg->exclude[i], known);
+	}
+	return 0;
+}
+
+size_t rv_collector_known_sources(const char *const **names)
+{
+	static const char *list[64];
+	size_t n = 0;
+
+	for (; rv_sources[n] && n < sizeof(list) / sizeof(list[0]); n++)
+		list[n] = rv_sources[n]->name;
+	*names = list;
+	return n;
+}
+
 int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **out,
 		      struct rv_err *err)
 {
 	struct rv_collect_cfg local = { cfg && cfg->root ? cfg->root : "",
-					cfg ? cfg->nvml_lib : NULL };
-	struct rv_collector *c = calloc(1, sizeof(*c));
+					cfg ? cfg->nvml_lib : NULL, cfg ? cfg->exclude : NULL,
+					cfg && cfg->exclude ? cfg->nexclude : 0 };
+	struct rv_collector *c;
 	size_t nreg = registry_len();
+	int rc;
 
 	*out = NULL;
+	if ((rc = check_exclude(&local, err)) != 0)
+		return rc;
+	c = calloc(1, sizeof(*c));
 	if (!c)
 		return rv_err_set(err, -ENOMEM, "collector: out of memory");
 	c->cfg = local;
@@ -93,9 +141,14 @@ int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **ou
 		struct rv_err serr = { 0 };
 		size_t first = c->chans.n;
 		void *state = NULL;
-		int rc;
 
 		c->chans.source = s->name;
+		if (excluded(&local, s->name)) {
+			c->un[c->nun].source = s->name;
+			snprintf(c->un[c->nun].reason, REASON_MAX, "excluded by configuration");
+			c->nun++;
+			continue;
+		}
 		rc = s->open(&local, &state, &c->chans, &serr);
 		if (rc == -ENOMEM)
 			goto oom;
@@ -106,7 +159,8 @@ int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **ou
 			c->nun++;
 			continue;
 		}
-		c->src[c->nsrc++] = (struct opened){ s, state, first, c->chans.n - first };
+		c->src[c->nsrc++] = (struct opened){ .src = s, .state = state, .first = first,
+						    .n = c->chans.n - first };
 	}
 	c->nraw = c->chans.n;
 	if (add_ratios(c, err))
@@ -197,6 +251,22 @@ const char *rv_collector_unavail_reason(const struct rv_collector *c, size_t i)
 	return i < c->nun ? c->un[i].reason : NULL;
 }
 
+size_t rv_collector_nsources(const struct rv_collector *c)
+{
+	return c->nsrc;
+}
+
+void rv_collector_source_stats(const struct rv_collector *c, size_t i, const char **name,
+			       size_t *nchan, uint64_t *last_ns, uint64_t *total_ns)
+{
+	const struct opened *o = &c->src[i];
+
+	*name = o->src->name;
+	*nchan = o->n;
+	*last_ns = o->last_ns;
+	*total_ns = o->total_ns;
+}
+
 size_t rv_collector_nraw(const struct rv_collector *c)
 {
 	return c->nraw;
@@ -213,11 +283,17 @@ size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, ui
 	size_t n = c->nraw, good = 0;
 	double dt = c->have_prev && now > c->prev_ns ? (double)(now - c->prev_ns) * 1e-9 : 0.0;
 
+	rv_ns t = rv_clock_ns(), t1;
+
 	memset(c->raw_ok, 0, n);
 	for (size_t i = 0; i < c->nsrc; i++) {
 		struct opened *o = &c->src[i];
 
 		o->src->sample(o->state, c->raw + o->first, c->raw_ok + o->first);
+		t1 = rv_clock_ns();
+		o->last_ns = t1 - t;
+		o->total_ns += t1 - t;
+		t = t1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rv_chan *ch = &c->chans.v[i];

@@ -22,8 +22,10 @@
 
 struct rv_collector;
 
-/* Only -ENOMEM fails: unavailable sources are recorded, not errors. cfg
- * is copied; its strings must outlive the collector. */
+/* Unavailable sources are recorded, not errors: only -ENOMEM fails, and
+ * -EINVAL for a name in cfg->exclude that is no source (the message lists
+ * the sources). Excluded sources are listed as unavailable, "excluded by
+ * configuration". cfg is copied; its strings must outlive the collector. */
 int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **out,
 		      struct rv_err *err);
 
@@ -52,6 +54,15 @@ const char *rv_collector_unavail_reason(const struct rv_collector *c, size_t i);
  * values.
  */
 size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, uint8_t *valid);
+
+/* Sources that opened, in sweep order: name, channel count, and the time
+ * the last sweep spent in it and in all sweeps so far (CLOCK_MONOTONIC, ns). */
+size_t rv_collector_nsources(const struct rv_collector *c);
+void rv_collector_source_stats(const struct rv_collector *c, size_t i, const char **name,
+			       size_t *nchan, uint64_t *last_ns, uint64_t *total_ns);
+
+/* The names of every source in the registry, for messages and --help. */
+size_t rv_collector_known_sources(const char *const **names);
 
 /* Channels read by sources: the first nraw of the list. The rest are
  * ratios computed from them (derive/ratio.h, source "derive"). */

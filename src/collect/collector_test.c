@@ -100,7 +100,7 @@ static void test_stat_fixture_raw(void **state)
 
 	(void)state;
 	snprintf(root, sizeof(root), "%s/collect/statonly", fixtures());
-	assert_int_equal(s->open(&(struct rv_collect_cfg){ root, NULL }, &st, &l, &err), 0);
+	assert_int_equal(s->open(&(struct rv_collect_cfg){ .root = root, .nvml_lib = NULL }, &st, &l, &err), 0);
 	assert_int_equal(l.n, 3 * 9 + 5);
 	assert_string_equal(l.v[0].name, "cpu.user_pct");
 	assert_string_equal(l.v[9].name, "cpu.user_pct:cpu0");
@@ -176,7 +176,7 @@ static void test_rates_resets_gaps(void **state)
 
 	(void)state;
 	make_tree(&t, STAT_A);
-	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ t.root, NULL }, &c, &err), 0);
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ .root = t.root, .nvml_lib = NULL }, &c, &err), 0);
 	size_t n = rv_collector_nchan(c);
 	size_t user = chan_index(c, "cpu.user_pct"), user1 = chan_index(c, "cpu.user_pct:cpu1");
 	size_t ctxt = chan_index(c, "cpu.context_switches"), run = chan_index(c, "cpu.procs_running");
@@ -264,7 +264,7 @@ static void test_rediscover(void **state)
 	make_tree(&t, "cpu  100 0 100 1000 0 0 0 0 0 0\n"
 		      "cpu0 50 0 50 500 0 0 0 0 0 0\n"
 		      "ctxt 1000\n");
-	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ t.root, NULL }, &c, &err), 0);
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ .root = t.root, .nvml_lib = NULL }, &c, &err), 0);
 	size_t before = rv_collector_nchan(c), ctxt = chan_index(c, "cpu.context_switches");
 
 	rv_collector_sample(c, t0, v, ok);
@@ -309,7 +309,7 @@ static void test_unavailable_sources(void **state)
 
 	(void)state;
 	make_tree(&t, STAT_A);
-	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ t.root, NULL }, &c, &err), 0);
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ .root = t.root, .nvml_lib = NULL }, &c, &err), 0);
 	for (size_t i = 0; i < rv_collector_nchan(c); i++)
 		stat_ok |= strcmp(rv_collector_chan(c, i)->source, "proc.stat") == 0;
 	assert_true(stat_ok);
@@ -325,7 +325,7 @@ static void test_unavailable_sources(void **state)
 	rv_collector_close(c);
 	unlink(t.stat);
 	/* Without /proc/stat the stat source is unavailable, with the path. */
-	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ t.root, NULL }, &c, &err), 0);
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ .root = t.root, .nvml_lib = NULL }, &c, &err), 0);
 	assert_int_equal(rv_collector_nchan(c) == 0 || !has_chan(c, "cpu.user_pct"), 1);
 	int found = 0;
 
@@ -415,7 +415,7 @@ static void test_sources_write_their_slice(void **state)
 
 			for (int i = 0; i < PAD; i++)
 				assert_int_equal(rv_chanlist_add(&l, "cpu.load1", NULL, 1.0, &err), 0);
-			if (s->open(&(struct rv_collect_cfg){ root, NULL }, &st, &l, &err) != 0) {
+			if (s->open(&(struct rv_collect_cfg){ .root = root, .nvml_lib = NULL }, &st, &l, &err) != 0) {
 				rv_chanlist_fini(&l);
 				continue;
 			}
@@ -473,7 +473,7 @@ static void test_sweep_allocates_nothing(void **state)
 			snprintf(root, sizeof(root), "%s/%s", fixtures(), trees[t]);
 		else
 			root[0] = '\0';
-		assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ root, NULL }, &c, &err), 0);
+		assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ .root = root, .nvml_lib = NULL }, &c, &err), 0);
 		size_t n = rv_collector_nchan(c) + 1;
 		double *v = __libc_malloc(n * sizeof(*v));
 		uint8_t *ok = __libc_malloc(n);

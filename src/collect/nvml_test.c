@@ -81,7 +81,7 @@ static int run_open(struct run *r, const char *lib)
 	r->l.source = "nvml";
 	rv_err_clear(&r->err);
 	r->st = NULL;
-	return rv_src_nvml.open(&(struct rv_collect_cfg){ "", lib }, &r->st, &r->l, &r->err);
+	return rv_src_nvml.open(&(struct rv_collect_cfg){ .root = "", .nvml_lib = lib }, &r->st, &r->l, &r->err);
 }
 
 static void run_open_fake(struct run *r, const char *name)

@@ -165,7 +165,7 @@ static const char *fixture(const char *tree, char *buf, size_t cap)
 
 static int open_fake(struct opened *o, enum fake_mode mode, const char *root)
 {
-	struct rv_collect_cfg cfg = { root, NULL };
+	struct rv_collect_cfg cfg = { .root = root };
 
 	o->fk.mode = mode;
 	o->ops = (struct rv_perf_ops){ fake_open, fake_read, fake_close, &o->fk };
@@ -530,7 +530,7 @@ static void test_msr_variants(void **unused)
 /* The real kernel of this machine: software channels or a clear reason. */
 static void test_real_host(void **unused)
 {
-	struct rv_collect_cfg cfg = { "", NULL };
+	struct rv_collect_cfg cfg = { .root = "" };
 	struct rv_chanlist chans;
 	struct rv_err err;
 	void *state = NULL;

@@ -35,7 +35,7 @@ static inline int run_open(struct src_run *r, const struct rv_source *src, const
 	memset(r, 0, sizeof(*r));
 	r->src = src;
 	r->l.source = src->name;
-	return src->open(&(struct rv_collect_cfg){ root, NULL }, &r->st, &r->l, &r->err);
+	return src->open(&(struct rv_collect_cfg){ .root = root }, &r->st, &r->l, &r->err);
 }
 
 static inline void run_sample(struct src_run *r)

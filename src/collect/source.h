@@ -53,6 +53,9 @@ void rv_chanlist_fini(struct rv_chanlist *l);
 struct rv_collect_cfg {
 	const char *root;                 /* "" or a fixture tree; never NULL */
 	const char *nvml_lib;             /* NULL: "libnvidia-ml.so.1" */
+	const char *const *exclude;       /* nexclude source names left out (the
+					     collector's concern; sources ignore it) */
+	size_t nexclude;
 };
 
 struct rv_source {

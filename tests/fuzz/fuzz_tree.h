@@ -192,7 +192,7 @@ typedef void (*fuzz_write_fn)(int phase, void *ctx);
 static inline void fuzz_source_run(const struct rv_source *src, fuzz_write_fn write_fn,
 				   void *ctx)
 {
-	struct rv_collect_cfg cfg = { fuzz_tree_root(), NULL };
+	struct rv_collect_cfg cfg = { .root = fuzz_tree_root() };
 	struct rv_chanlist chans = { 0 };
 	struct rv_err err = { 0 };
 	void *state = NULL;
