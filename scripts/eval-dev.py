@@ -36,6 +36,7 @@ ABLATIONS = [
     ("default, --gap 0", DETECT + " --gap 0"),
     ("default, --attribution ensemble", DETECT + " --attribution ensemble"),
     ("default, --events off", DETECT + " --events off"),
+    ("default, --sd-floor 0.01", DETECT + " --sd-floor 0.01"),
 ]
 
 METRICS = [("event recall", "event_recall"), ("FA runs/1000", "false_alarm_runs_per_1000"),

@@ -94,6 +94,8 @@ static const char detect_help[] =
 	"                        ratios (default geometric; paper arithmetic)\n"
 	"  --zscore-top F        the zscore detector averages the largest share F of the\n"
 	"                        |z| values (default 0.1; paper 1 = all features)\n"
+	"  --sd-floor F          standardize each feature with at least F x |its training\n"
+	"                        mean| as standard deviation (default 0: off)\n"
 	"  --quantile Q          per-detector threshold quantile of training scores (0.99)\n"
 	"  --fuse-quantile Q     threshold quantile of the fused training score (0.99)\n"
 	"  --contamination C     Isolation Forest contamination (0.01)\n"
@@ -124,7 +126,7 @@ enum opt_id {
 	OPT_TRAIN = 256, OPT_TEST, OPT_SAVE_MODEL, OPT_MODEL, OPT_INCIDENTS, OPT_INFO, OPT_PRESET,
 	OPT_WINDOW, OPT_STEP, OPT_ADF, OPT_EVENTS, OPT_DETECTORS, OPT_FUSION, OPT_VOTES,
 	OPT_QUANTILE, OPT_FUSE_QUANTILE, OPT_CONTAMINATION, OPT_VARIANCE, OPT_TREES, OPT_SAMPLES,
-	OPT_SEED, OPT_GAP, OPT_MIN_WINDOWS, OPT_ZSCORE_TOP, OPT_FUSE_MEAN, OPT_THREADS, OPT_ATTRIBUTION, OPT_MAX_TRAIN,
+	OPT_SEED, OPT_GAP, OPT_MIN_WINDOWS, OPT_ZSCORE_TOP, OPT_SD_FLOOR, OPT_FUSE_MEAN, OPT_THREADS, OPT_ATTRIBUTION, OPT_MAX_TRAIN,
 };
 
 static const struct option detect_options[] = {
@@ -153,6 +155,7 @@ static const struct option detect_options[] = {
 	{ "gap", required_argument, NULL, OPT_GAP },
 	{ "min-windows", required_argument, NULL, OPT_MIN_WINDOWS },
 	{ "zscore-top", required_argument, NULL, OPT_ZSCORE_TOP },
+	{ "sd-floor", required_argument, NULL, OPT_SD_FLOOR },
 	{ "fuse-mean", required_argument, NULL, OPT_FUSE_MEAN },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "attribution", required_argument, NULL, OPT_ATTRIBUTION },
@@ -252,6 +255,8 @@ static int apply_number_option(int id, const char *v, struct rv_detect_opts *o)
 		return rc;
 	case OPT_ZSCORE_TOP:
 		return parse_fraction("zscore-top", v, 0.0, 1.0, &e->zscore_top);
+	case OPT_SD_FLOOR:
+		return parse_fraction("sd-floor", v, 0.0, 1.0, &e->sd_floor_rel);
 	case OPT_GAP:
 		return parse_count("gap", v, 0, &o->incident_gap);
 	case OPT_MIN_WINDOWS:

@@ -64,6 +64,8 @@ struct rv_ens_config {
 	double fuse_quantile;       /* RV_FUSE_SCORE: threshold quantile */
 	double zscore_top;          /* zscore averages the top share of |z| (0 or 1: all) */
 	int fuse_geometric;         /* fused score: geometric (1) or arithmetic (0) mean */
+	double sd_floor_rel;        /* scaler sd at least this share of |mean| (0: off);
+				       used by the fit only (rv_scaler_floor) */
 	enum rv_attribution attribution;
 };
 

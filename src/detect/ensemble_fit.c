@@ -360,6 +360,10 @@ static int standardize_inputs(struct rv_ensemble *e, const struct rv_ens_train *
 	rc = rv_scaler_fit_mt(&e->fs, tr->feat, tr->n, tr->nfeat, tr->threads, err);
 	if (!rc && spe)
 		rc = rv_scaler_fit_mt(&e->rs, tr->raw, tr->n, tr->nraw, tr->threads, err);
+	if (!rc) {
+		rv_scaler_floor(&e->fs, e->cfg.sd_floor_rel);
+		rv_scaler_floor(&e->rs, e->cfg.sd_floor_rel);
+	}
 	if (!rc)
 		rc = zview_make(&e->fs, tr->feat, tr->n, tr->overwrite, tr->threads, zf);
 	if (!rc && spe)

@@ -104,6 +104,20 @@ out:
 	return rc;
 }
 
+void rv_scaler_floor(struct rv_scaler *s, double rel)
+{
+	if (!(rel > 0.0))
+		return;
+	for (size_t o = 0; o < s->nout; o++) {
+		double floor_sd = rel * fabs(s->mean[o]);
+
+		if (s->sd[o] < floor_sd) {
+			s->sd[o] = floor_sd;
+			s->inv_sd[o] = 1.0 / floor_sd;
+		}
+	}
+}
+
 void rv_scaler_fini(struct rv_scaler *s)
 {
 	free(s->keep);

@@ -35,6 +35,14 @@ void rv_scaler_fini(struct rv_scaler *s);
 int rv_scaler_fit_mt(struct rv_scaler *s, const float *x, size_t n, size_t nin, unsigned threads,
 		     struct rv_err *err);
 
+/*
+ * Raises every kept column's sd to at least rel * |mean| (rel > 0): a
+ * feature that barely moved in training (a memory gauge of gigabytes
+ * that drifted by kilobytes) would otherwise turn any later change of a
+ * fraction of a percent into dozens of standard deviations.
+ */
+void rv_scaler_floor(struct rv_scaler *s, double rel);
+
 /* z[0..nout-1] from one input row x[0..nin-1]. */
 void rv_scaler_apply(const struct rv_scaler *s, const float *x, float *z);
 

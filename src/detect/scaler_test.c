@@ -93,6 +93,31 @@ static void test_scaler_constant_columns(void **state)
 	(void)state;
 }
 
+/* A column of large values that barely moves gets sd = rel * |mean|; a
+ * column whose sd is already larger keeps it. */
+static void test_scaler_floor(void **state)
+{
+	float x[4 * 2] = { 1e9f, 0.0f, 1e9f + 64, 10.0f, 1e9f, 0.0f, 1e9f + 64, 10.0f };
+	struct rv_scaler s;
+	float z[2], row[2];
+
+	(void)state;
+	assert_int_equal(rv_scaler_fit(&s, x, 4, 2, NULL), 0);
+	assert_int_equal(s.nout, 2);
+	assert_true(close_rel(s.sd[0], 32.0, 1e-9));
+	rv_scaler_floor(&s, 0.01);
+	assert_true(close_rel(s.sd[0], 0.01 * (1e9 + 32), 1e-9));
+	assert_true(close_rel(s.inv_sd[0], 1.0 / (0.01 * (1e9 + 32)), 1e-9));
+	assert_true(close_rel(s.sd[1], 5.0, 1e-12));    /* 5 > 0.01 * 5 */
+	row[0] = (float)(1e9 * 1.02);
+	row[1] = 5.0f;
+	rv_scaler_apply(&s, row, z);
+	assert_true(fabs(z[0] - 2.0) < 1e-3);           /* a 2 % move is 2 sd */
+	rv_scaler_floor(&s, 0.0);                        /* 0 changes nothing */
+	assert_true(close_rel(s.sd[0], 0.01 * (1e9 + 32), 1e-9));
+	rv_scaler_fini(&s);
+}
+
 static void test_scaler_save_load(void **state)
 {
 	struct rv_scaler s, t;
@@ -197,6 +222,7 @@ int main(void)
 		cmocka_unit_test(test_data_matches_python),
 		cmocka_unit_test(test_scaler_vs_numpy),
 		cmocka_unit_test(test_scaler_constant_columns),
+		cmocka_unit_test(test_scaler_floor),
 		cmocka_unit_test(test_scaler_save_load),
 		cmocka_unit_test(test_scaler_corrupt),
 	};

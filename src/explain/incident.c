@@ -113,7 +113,7 @@ static void add_window(struct rv_incmerge *m, size_t win, double ts, double scor
 }
 
 /* Up to RV_INCIDENT_TOP_MAX channels by weight; equal weights keep index order. */
-static void pick_top(struct rv_incmerge *m, struct rv_incident *in, double total)
+static void pick_top(const struct rv_incmerge *m, struct rv_incident *in, double total)
 {
 	size_t n = 0;
 	for (size_t c = 0; c < m->nchan; c++) {
@@ -134,7 +134,7 @@ static void pick_top(struct rv_incmerge *m, struct rv_incident *in, double total
 		in->top_weight[i] = m->acc[in->top[i]] / total;
 }
 
-static void summarise(struct rv_incmerge *m, struct rv_incident *in)
+static void summarise(const struct rv_incmerge *m, struct rv_incident *in)
 {
 	double sub_sum[RV_SUB_COUNT] = { 0 };
 	double total = 0;
@@ -191,6 +191,28 @@ static int close_open(struct rv_incmerge *m)
 	m->nclosed++;
 	m->open = 0;
 	return 0;
+}
+
+int rv_incmerge_peek_open(const struct rv_incmerge *m, struct rv_incident *out)
+{
+	if (!m || !m->open || m->cur.flagged == 0 || m->cur.flagged < m->min_windows)
+		return 0;
+	*out = m->cur;
+	summarise(m, out);
+	out->id = m->next_id;
+	return 1;
+}
+
+void rv_incmerge_forget_closed(struct rv_incmerge *m)
+{
+	if (m)
+		m->nclosed = 0;
+}
+
+void rv_incmerge_set_next_id(struct rv_incmerge *m, uint64_t id)
+{
+	if (m && id > 0)
+		m->next_id = id;
 }
 
 int rv_incmerge_push(struct rv_incmerge *m, size_t win, double ts, int flagged, double score,

@@ -12,9 +12,9 @@
  * ones that carried it over its whole length.
  *
  * Memory: nchan doubles for the open incident, allocated at _new; the
- * closed-incident array grows geometrically and is never trimmed. That suits
- * the offline path; the live agent must bound it (drain or cap) before it
- * runs for weeks.
+ * closed-incident array grows geometrically until the caller forgets the
+ * closed incidents (rv_incmerge_forget_closed), as the live agent does
+ * after handing each to its sinks.
  */
 #ifndef RV_EXPLAIN_INCIDENT_H
 #define RV_EXPLAIN_INCIDENT_H
@@ -83,6 +83,24 @@ int rv_incmerge_open_state(const struct rv_incmerge *m, size_t *first_win, size_
 /* 1 when window win lies inside a closed (kept) incident. Looks back from
  * the newest incident, so it is cheap for recent windows. */
 int rv_incmerge_covers(const struct rv_incmerge *m, size_t win);
+
+/*
+ * The open incident as it would close now (top channels, subsystem and
+ * mean score over its flagged windows so far; id the one it will get):
+ * returns 1 and fills *out when an incident is open and has at least
+ * min_windows flagged windows, else 0. For the live agent, which reports
+ * an incident while it lasts.
+ */
+int rv_incmerge_peek_open(const struct rv_incmerge *m, struct rv_incident *out);
+
+/* Drops the closed incidents kept so far (ids go on): a long-running
+ * caller takes them (rv_incmerge_get) and forgets them, so memory stays
+ * bounded. */
+void rv_incmerge_forget_closed(struct rv_incmerge *m);
+
+/* The id the next incident gets (ids continue after a restart); 0 is
+ * ignored. */
+void rv_incmerge_set_next_id(struct rv_incmerge *m, uint64_t id);
 
 size_t rv_incmerge_count(const struct rv_incmerge *m);
 size_t rv_incmerge_max_gap(const struct rv_incmerge *m);

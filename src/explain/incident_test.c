@@ -202,6 +202,55 @@ static void test_top_channels(void **state)
 	rv_incmerge_free(m);
 }
 
+/* The live agent's view: the open incident while it lasts, forgetting
+ * closed ones, and ids that continue after a restart. */
+static void test_peek_forget_next_id(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "cpu.a", "net.b" };
+	struct rv_incmerge *m = rv_incmerge_new(2, names, 1, 2);
+	struct rv_incident in;
+	const double w1[] = { 1, 3 }, w2[] = { 5, 0 };
+
+	assert_non_null(m);
+	rv_incmerge_set_next_id(m, 41);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);
+	assert_int_equal(rv_incmerge_push(m, 0, 10, 1, 2.0, 1u, w1), 0);
+	/* one flagged window is below min_windows 2: not reported yet */
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);
+	assert_int_equal(rv_incmerge_push(m, 1, 11, 1, 4.0, 2u, w2), 0);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 1);
+	assert_int_equal(in.id, 41);
+	assert_int_equal(in.flagged, 2);
+	assert_near(in.start_ts, 10, EPS);
+	assert_near(in.end_ts, 11, EPS);
+	assert_near(in.mean_score, 3.0, EPS);
+	assert_near(in.peak_score, 4.0, EPS);
+	assert_int_equal(in.detectors, 3u);
+	/* acc = {6, 3}: cpu.a first with 2/3 */
+	assert_int_equal(in.ntop, 2);
+	assert_int_equal(in.top[0], 0);
+	assert_near(in.top_weight[0], 6.0 / 9.0, EPS);
+	assert_int_equal(in.subsystem, RV_SUB_CPU);
+	/* peeking changes nothing: the incident closes with the same summary */
+	assert_int_equal(rv_incmerge_push(m, 2, 12, 0, 0.5, 0u, NULL), 0);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 1);
+	assert_int_equal(rv_incmerge_push(m, 3, 13, 0, 0.5, 0u, NULL), 0);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	assert_int_equal(rv_incmerge_get(m, 0)->id, 41);
+	assert_near(rv_incmerge_get(m, 0)->top_weight[0], 6.0 / 9.0, EPS);
+	rv_incmerge_forget_closed(m);
+	assert_int_equal(rv_incmerge_count(m), 0);
+	assert_null(rv_incmerge_get(m, 0));
+	assert_int_equal(rv_incmerge_push(m, 4, 14, 1, 1.0, 1u, w1), 0);
+	assert_int_equal(rv_incmerge_push(m, 5, 15, 1, 1.0, 1u, w1), 0);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	assert_int_equal(rv_incmerge_get(m, 0)->id, 42);
+	rv_incmerge_free(m);
+}
+
 static void test_subsystem_by_sum(void **state)
 {
 	(void)state;
@@ -389,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_close_timing),
 		cmocka_unit_test(test_scores_detectors_finish),
 		cmocka_unit_test(test_top_channels),
+		cmocka_unit_test(test_peek_forget_next_id),
 		cmocka_unit_test(test_subsystem_by_sum),
 		cmocka_unit_test(test_top_max),
 		cmocka_unit_test(test_json),

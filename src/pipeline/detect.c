@@ -80,6 +80,7 @@ void rv_model_free(struct rv_model *m)
 		free(m->names[c]);
 	free(m->names);
 	free(m->masks);
+	free(m->chan_mean);
 	rv_ens_free(m->ens);
 	free(m);
 }
@@ -139,9 +140,16 @@ static int copy_channels(struct rv_model *m, const struct rv_table *t, const str
 	m->nchan = t->ncols;
 	m->names = calloc(t->ncols, sizeof(*m->names));
 	m->masks = calloc(t->ncols, sizeof(*m->masks));
-	if (!m->names || !m->masks)
+	m->chan_mean = calloc(t->ncols, sizeof(*m->chan_mean));
+	if (!m->names || !m->masks || !m->chan_mean)
 		return -ENOMEM;
 	for (size_t c = 0; c < t->ncols; c++) {
+		const float *col = t->values + c * t->nrows;
+		double sum = 0.0;
+
+		for (size_t r = 0; r < t->nrows; r++)
+			sum += col[r];
+		m->chan_mean[c] = t->nrows ? sum / (double)t->nrows : 0.0;
 		m->names[c] = strdup(t->names[c]);
 		if (!m->names[c])
 			return -ENOMEM;

@@ -63,6 +63,8 @@ struct rv_model {
 	size_t nraw_pts;             /* positions per window fed to spe (0: spe off) */
 	size_t raw_pos[RV_SPE_MAX_POINTS];
 	size_t train_windows;
+	double *chan_mean;           /* nchan training means (the baseline a report
+					compares with), NULL in version 1 model files */
 	struct rv_ensemble *ens;
 };
 
@@ -121,7 +123,8 @@ void rv_model_raw_row(const struct rv_model *m, const struct rv_table *t, size_t
 		      float *out);
 
 /* Model file: "RVLMODEL", format version, payload length, payload, CRC-32C. */
-#define RV_MODEL_FORMAT_VERSION 1
+/* Version 2 added the channel means; version 1 files still load. */
+#define RV_MODEL_FORMAT_VERSION 2
 int rv_model_save(const struct rv_model *m, const char *path, struct rv_err *err);
 int rv_model_load(const char *path, struct rv_model **out, struct rv_err *err);
 

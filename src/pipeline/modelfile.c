@@ -41,6 +41,9 @@ static void save_payload(const struct rv_model *m, struct rv_wbuf *b)
 	for (size_t p = 0; p < m->nraw_pts; p++)
 		rv_wbuf_u64(b, m->raw_pos[p]);
 	rv_wbuf_u64(b, m->train_windows);
+	rv_wbuf_u32(b, m->chan_mean != NULL);
+	for (size_t c = 0; m->chan_mean && c < m->nchan; c++)
+		rv_wbuf_f64(b, m->chan_mean[c]);
 	rv_ens_save(m->ens, b);
 }
 
@@ -113,7 +116,26 @@ static int load_channels(struct rv_model *m, struct rv_rbuf *b)
 	return 0;
 }
 
-static int load_payload(struct rv_model *m, struct rv_rbuf *b, struct rv_err *err)
+/* Version 2: a flag, then nchan training means. */
+static int load_means(struct rv_model *m, struct rv_rbuf *b)
+{
+	uint32_t has = rv_rbuf_u32(b);
+
+	if (b->bad || has > 1)
+		return -EINVAL;
+	if (!has)
+		return 0;
+	if (!rv_rbuf_has(b, m->nchan, 8))
+		return -EINVAL;
+	if (!(m->chan_mean = malloc(m->nchan * sizeof(*m->chan_mean))))
+		return -ENOMEM;
+	for (size_t c = 0; c < m->nchan; c++)
+		m->chan_mean[c] = rv_rbuf_f64(b);
+	return b->bad ? -EINVAL : 0;
+}
+
+static int load_payload(struct rv_model *m, struct rv_rbuf *b, uint32_t version,
+			struct rv_err *err)
 {
 	int rc = load_channels(m, b);
 
@@ -129,6 +151,8 @@ static int load_payload(struct rv_model *m, struct rv_rbuf *b, struct rv_err *er
 		if ((m->raw_pos[p] = rv_rbuf_u64(b)) >= m->window)
 			return rv_err_set(err, -EINVAL, "invalid window positions");
 	m->train_windows = rv_rbuf_u64(b);
+	if (version >= 2 && (rc = load_means(m, b)) != 0)
+		return rv_err_set(err, rc, "invalid channel means");
 	rc = rv_ens_load(b, &m->ens, err);
 	if (rc)
 		return rc;
@@ -167,7 +191,7 @@ static int read_file(const char *path, uint8_t **data, size_t *len, struct rv_er
 }
 
 static int check_envelope(const char *path, const uint8_t *data, size_t len, uint64_t *plen,
-			  struct rv_err *err)
+			  uint32_t *version_out, struct rv_err *err)
 {
 	struct rv_rbuf b;
 	uint32_t version, crc;
@@ -177,10 +201,11 @@ static int check_envelope(const char *path, const uint8_t *data, size_t len, uin
 		return rv_err_set(err, -EINVAL, "%s: not a reveal model file", path);
 	b.pos = sizeof(model_magic);
 	version = rv_rbuf_u32(&b);
-	if (version != RV_MODEL_FORMAT_VERSION)
+	if (version < 1 || version > RV_MODEL_FORMAT_VERSION)
 		return rv_err_set(err, -EINVAL,
-				  "%s: model format version %u, this reveal reads version %d", path,
-				  version, RV_MODEL_FORMAT_VERSION);
+				  "%s: model format version %u, this reveal reads versions 1 to %d",
+				  path, version, RV_MODEL_FORMAT_VERSION);
+	*version_out = version;
 	*plen = rv_rbuf_u64(&b);
 	if (*plen != len - HEADER_LEN - TRAILER_LEN)
 		return rv_err_set(err, -EINVAL, "%s: truncated or padded model (%zu bytes, expected %llu)",
@@ -200,12 +225,13 @@ int rv_model_load(const char *path, struct rv_model **out, struct rv_err *err)
 	uint8_t *data;
 	size_t len = 0;
 	uint64_t plen = 0;
+	uint32_t version = 0;
 	int rc;
 
 	*out = NULL;
 	rc = read_file(path, &data, &len, err);
 	if (!rc)
-		rc = check_envelope(path, data, len, &plen, err);
+		rc = check_envelope(path, data, len, &plen, &version, err);
 	if (rc) {
 		free(data);
 		return rc;
@@ -216,7 +242,7 @@ int rv_model_load(const char *path, struct rv_model **out, struct rv_err *err)
 		return -ENOMEM;
 	}
 	rv_rbuf_init(&b, data + HEADER_LEN, plen);
-	rc = load_payload(m, &b, err);
+	rc = load_payload(m, &b, version, err);
 	free(data);
 	if (rc) {
 		struct rv_err inner = err ? *err : (struct rv_err){ 0 };

@@ -40,6 +40,9 @@ static void same_model(const struct rv_model *a, const struct rv_model *b)
 	assert_int_equal(a->nraw_pts, b->nraw_pts);
 	assert_memory_equal(a->raw_pos, b->raw_pos, a->nraw_pts * sizeof(a->raw_pos[0]));
 	assert_int_equal(a->train_windows, b->train_windows);
+	assert_int_equal(a->chan_mean != NULL, b->chan_mean != NULL);
+	if (a->chan_mean)
+		assert_memory_equal(a->chan_mean, b->chan_mean, a->nchan * sizeof(double));
 }
 
 struct synth {
@@ -97,6 +100,15 @@ static void test_save_load_round_trip(void **state)
 	assert_int_equal(S.m->window, 15); /* 200 ms data */
 	assert_int_equal(S.m->step, 5);
 	assert_true(S.m->nraw_pts > 0);
+	/* the baseline of each channel is its mean over the training rows */
+	assert_non_null(S.m->chan_mean);
+	for (size_t c = 0; c < S.m->nchan; c++) {
+		double sum = 0.0;
+		for (size_t r = 0; r < S.train->nrows; r++)
+			sum += rv_table_at(S.train, c, r);
+		assert_true(fabs(S.m->chan_mean[c] - sum / (double)S.train->nrows) <=
+			    1e-9 * (1.0 + fabs(S.m->chan_mean[c])));
+	}
 	if (rv_model_save(S.m, S.path, &err) != 0 || rv_model_load(S.path, &l, &err) != 0)
 		fail_msg("%s", err.msg);
 	same_model(S.m, l);
@@ -198,7 +210,7 @@ static void test_load_refusals(void **state)
 	put_u32(d + OFF_VERSION, RV_MODEL_FORMAT_VERSION + 1);
 	spit(bad, d, len);
 	snprintf(version_text, sizeof(version_text),
-		 "model format version %d, this reveal reads version %d",
+		 "model format version %d, this reveal reads versions 1 to %d",
 		 RV_MODEL_FORMAT_VERSION + 1, RV_MODEL_FORMAT_VERSION);
 	expect_load_refused(bad, -EINVAL, version_text);
 

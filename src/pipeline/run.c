@@ -17,24 +17,19 @@
 #include "base/parallel.h"
 #include "features/window.h"
 #include "pipeline/delay.h"
+#include "pipeline/rank.h"
 #include "pipeline/detect.h"
 
 /* Windows per block: a multiple of RV_ENS_BATCH. */
 enum { RUN_BLOCK = 16 * RV_ENS_BATCH };
-/* Channel counts ranked by insertion sort rather than qsort. */
-enum { RANK_INSERTION_MAX = 64 };
 
-struct ranked {
-	double w;
-	uint32_t c;
-};
 
 /* Per-thread scratch. */
 struct worker {
 	float *feat;                     /* RV_ENS_BATCH feature rows */
 	double *fscratch;                /* for rv_featmat_rows */
 	float *raw;
-	struct ranked *rk;
+	struct rv_ranked *rk;
 	struct rv_ens_scratch *scratch;
 };
 
@@ -63,49 +58,6 @@ struct block {
 	struct worker w[RV_PARALLEL_MAX];
 	unsigned threads;
 };
-
-static int cmp_ranked(const void *a, const void *b)
-{
-	const struct ranked *x = a, *y = b;
-
-	if (x->w != y->w)
-		return x->w < y->w ? 1 : -1;
-	return (x->c > y->c) - (x->c < y->c);
-}
-
-/* Ranks channels by weight (ties by index) into rank; returns the subsystem
- * carrying the largest summed weight. */
-static enum rv_subsystem rank_channels(const struct rv_model *m, const uint8_t *chan_sub,
-				       const double *weight,
-				       struct ranked *rk, uint32_t *rank)
-{
-	double sub_w[RV_SUB_COUNT] = { 0 };
-	enum rv_subsystem best = RV_SUB_OTHER;
-
-	for (size_t c = 0; c < m->nchan; c++) {
-		rk[c].w = weight[c];
-		rk[c].c = (uint32_t)c;
-		sub_w[chan_sub[c]] += weight[c];
-	}
-	if (m->nchan <= RANK_INSERTION_MAX) {
-		/* Few channels: an insertion sort beats qsort's indirect calls. */
-		for (size_t i = 1; i < m->nchan; i++) {
-			struct ranked v = rk[i];
-			size_t j = i;
-			for (; j > 0 && cmp_ranked(&rk[j - 1], &v) > 0; j--)
-				rk[j] = rk[j - 1];
-			rk[j] = v;
-		}
-	} else {
-		qsort(rk, m->nchan, sizeof(*rk), cmp_ranked);
-	}
-	for (size_t c = 0; c < m->nchan; c++)
-		rank[c] = rk[c].c;
-	for (int s = 0; s < RV_SUB_COUNT; s++)
-		if (sub_w[s] > sub_w[best])
-			best = (enum rv_subsystem)s;
-	return best;
-}
 
 /* Scores the batches [begin, end) of the block. Work is split by whole
  * batches so that a window always shares its batch with the same others:
@@ -144,8 +96,8 @@ static int score_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 						 wk->raw + (i - i0) * nraw, wk->scratch, i - i0,
 						 &r->res[i], weight);
 			if (r->res[i].anomaly || r->res[i].flags)
-				r->subsystem[i] = rank_channels(m, b->chan_sub, weight, wk->rk,
-								r->rank + i * m->nchan);
+				r->subsystem[i] = rv_rank_channels(m->nchan, b->chan_sub, weight,
+								   wk->rk, r->rank + i * m->nchan);
 		}
 	}
 	return 0;
@@ -205,7 +157,7 @@ static int block_alloc(struct block *b, const struct rv_model *m, unsigned threa
 		if (!b->w[t].feat || !b->w[t].fscratch)
 			return -ENOMEM;
 		b->w[t].raw = malloc(RV_ENS_BATCH * (nraw ? nraw : 1) * sizeof(float));
-		b->w[t].rk = malloc(m->nchan * sizeof(struct ranked));
+		b->w[t].rk = malloc(m->nchan * sizeof(struct rv_ranked));
 		b->w[t].scratch = rv_ens_scratch_new(m->ens);
 		if (!b->w[t].raw || !b->w[t].rk || !b->w[t].scratch)
 			return -ENOMEM;

@@ -1,0 +1,48 @@
+/*
+ * live.h - scoring one window at a time, for the live agent.
+ *
+ * The offline path (rv_model_run) scores a whole table in parallel blocks;
+ * the agent has one new window per step and wants its verdict at once. This
+ * is the same chain for a single window: the window's rows -> features
+ * (features/window.h) -> the ensemble (rv_ens_score, with attribution) ->
+ * channels ranked. It computes what rv_model_run computes for the same rows
+ * (up to the last float bits: sgemv here, sgemm in batches).
+ *
+ * All memory is taken at rv_live_new; rv_live_score allocates nothing. Not
+ * thread safe: one rv_live per scoring thread. The model is borrowed and
+ * must outlive the scorer.
+ */
+#ifndef RV_PIPELINE_LIVE_H
+#define RV_PIPELINE_LIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pipeline/detect.h"
+
+struct rv_live;
+
+/* Everything about the last scored window; pointers owned by the scorer,
+ * valid until the next rv_live_score. */
+struct rv_live_out {
+	struct rv_ens_result res;
+	int flagged;                 /* a detector or the fusion fired */
+	const double *weight;        /* nchan attribution weights (zeros when not flagged) */
+	const uint32_t *rank;        /* nchan channels, most responsible first, when flagged */
+	size_t nrank;                /* nchan when flagged, else 0 */
+	enum rv_subsystem subsystem; /* RV_SUB_OTHER when not flagged */
+	const double *mean;          /* nchan: each channel's mean over the window */
+};
+
+int rv_live_new(const struct rv_model *m, struct rv_live **out);
+void rv_live_free(struct rv_live *l);
+
+/*
+ * Scores the window made of m->window rows: rows[i] points at the nchan
+ * values of the i-th sample, oldest first (the caller's ring buffer; no
+ * copy is kept). Values must be finite (the caller carries the last valid
+ * value over gaps, as the offline table reader does).
+ */
+void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_out *out);
+
+#endif
