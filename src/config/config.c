@@ -1,0 +1,570 @@
+/*
+ * config.c - the agent's configuration: the key table, defaults, parsing one
+ * value, rv_config_set and rv_config_check. See config.h.
+ *
+ * One table, rv_cfg_keys[], describes every key: its section, type, field,
+ * range and description. The YAML loader (config_load.c) and rv_config_set
+ * hand each value to rv_cfg_set_value(); rv_config_check formats each field
+ * and parses it again through that same function, so a value set in C gets
+ * the checks and messages of one read from a file; rv_config_write
+ * (config_write.c) prints the table with its descriptions, which is what
+ * deploy/reveal.yaml is.
+ */
+#include "config/config_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/strparse.h"
+
+enum { PORT_MAX = 65535 };
+
+/* Leniency when comparing lengths in seconds: a window of 30 samples at
+ * 100 ms is 3.0000000000000004 s and must still fit a 3 s window. */
+#define REL_SLACK 1e-9
+
+#define FIELD(m) offsetof(struct rv_config, m), sizeof(((struct rv_config *)0)->m)
+#define MINUTE 60.0
+#define HOUR 3600.0
+#define DAY 86400.0
+#define MIB (1024.0 * 1024.0)
+#define PIB (1024.0 * 1024.0 * 1024.0 * MIB)
+
+_Static_assert(sizeof(enum rv_log_level) == sizeof(int), "enums are stored as int");
+_Static_assert(sizeof(enum rv_cfg_preset) == sizeof(int), "enums are stored as int");
+
+static const char *const level_names[] = { "error", "warn", "info", "debug", NULL };
+static const char *const preset_names[] = { "default", "paper", NULL };
+_Static_assert(RV_LOG_ERROR == 0 && RV_LOG_DEBUG == 3, "level_names follows enum rv_log_level");
+
+const struct rv_cfg_section rv_cfg_sections[] = {
+	{ "collect", "Telemetry sources." },
+	{ "detect", "Windows, detectors and incidents." },
+	{ "http", "The HTTP server (/metrics)." },
+	{ "store", "The incident store." },
+	{ "events", "Incidents as they close." },
+	{ "record", "Continuous recording of the raw telemetry." },
+};
+
+/* Sized by its initializer: a count that differs from RV_CFG_NKEYS is a
+ * compile error (conflicting types). */
+const struct rv_cfg_key rv_cfg_keys[] = {
+	{ NULL, "interval", K_DUR, FIELD(interval_s), 0.01, 10.0, 0, NULL,
+	  "Sampling interval." },
+	{ NULL, "learn", K_DUR, FIELD(learn_s), 0.0, 7 * DAY, 0, NULL,
+	  "Learning period before the first alert; 0 starts from the model saved "
+	  "in state_dir, which must then exist." },
+	{ NULL, "refit", K_DUR, FIELD(refit_s), MINUTE, 30 * DAY, K_ZERO_OK, NULL,
+	  "Refit the model from the reservoir this often; 0 = never." },
+	{ NULL, "reservoir", K_DUR, FIELD(reservoir_s), MINUTE, 7 * DAY, 0, NULL,
+	  "Span of recent normal samples a refit learns from (the history is also "
+	  "capped at 256 MiB)." },
+	{ NULL, "state_dir", K_STR, FIELD(state_dir), 0, 0, K_NONEMPTY, NULL,
+	  "The fitted model is saved here (reveal.model); created if missing." },
+	{ NULL, "host", K_STR, FIELD(host), 0, 0, 0, NULL,
+	  "Host name reported in /metrics, events and the store; \"\" = the "
+	  "hostname." },
+	{ NULL, "log_level", K_ENUM, FIELD(log_level), 0, 0, 0, level_names,
+	  "Diagnostics of this level and more severe are logged." },
+	{ "collect", "root", K_STR, FIELD(collect.root), 0, 0, 0, NULL,
+	  "Read ROOT/proc and ROOT/sys instead of /proc and /sys: fixture trees, "
+	  "or a container with the host mounted at /host; \"\" = /." },
+	{ "collect", "nvml", K_STR, FIELD(collect.nvml), 0, 0, K_NONEMPTY, NULL,
+	  "The NVML library for GPU metrics: a file name for the dynamic loader "
+	  "to find, or a path." },
+	{ "collect", "exclude", K_LIST, FIELD(collect.exclude), 0, RV_CFG_EXCLUDE_MAX, 0, NULL,
+	  "Sources to leave out, named as `reveal metrics` lists them, e.g. "
+	  "[perf, sys.thermal]." },
+	{ "collect", "rediscover", K_DUR, FIELD(collect.rediscover_s), 1.0, DAY, K_ZERO_OK, NULL,
+	  "Look for new or removed devices this often; 0 = never." },
+	{ "detect", "window", K_SPAN, FIELD(detect.window), 0.01, HOUR, 0, NULL,
+	  "Window length: a duration, or a whole number of samples." },
+	{ "detect", "step", K_SPAN, FIELD(detect.step), 0.01, HOUR, 0, NULL,
+	  "Distance between the starts of consecutive windows: a duration, or a "
+	  "whole number of samples; at most the window." },
+	{ "detect", "preset", K_ENUM, FIELD(detect.preset), 0, 0, 0, preset_names,
+	  "Detector configuration: default, or paper for the paper's exact "
+	  "pipeline." },
+	{ "detect", "incident_gap", K_UINT, FIELD(detect.incident_gap), 0, 1000, 0, NULL,
+	  "Unflagged windows bridged inside one incident." },
+	{ "detect", "incident_min", K_UINT, FIELD(detect.incident_min), 1, 1000, 0, NULL,
+	  "Flagged windows an incident needs." },
+	{ "detect", "absorb", K_DUR, FIELD(detect.absorb_s), MINUTE / 6, 30 * DAY, K_ZERO_OK, NULL,
+	  "An incident still open after this long is a new normal: it is closed "
+	  "and the model refitted on the newest samples, flagged ones included; "
+	  "0 = never." },
+	{ "http", "listen", K_STR, FIELD(http.listen), 0, 0, K_ADDR, NULL,
+	  "Address to serve on, HOST:PORT ([::1]:9464 for IPv6); \"\" = no HTTP "
+	  "server." },
+	{ "http", "max_connections", K_UINT, FIELD(http.max_connections), 1, 1024, 0, NULL,
+	  "Connections served at the same time." },
+	{ "http", "raw_channels", K_BOOL, FIELD(http.raw_channels), 0, 0, 0, NULL,
+	  "Also export every channel's last value on /metrics." },
+	{ "store", "path", K_STR, FIELD(store.path), 0, 0, 0, NULL,
+	  "SQLite database of incidents; \"\" = none." },
+	{ "store", "retention", K_DUR, FIELD(store.retention_s), HOUR, 3650 * DAY, K_ZERO_OK, NULL,
+	  "Incidents older than this are pruned; 0 = keep them all." },
+	{ "events", "path", K_STR, FIELD(events.path), 0, 0, 0, NULL,
+	  "JSON lines of incidents: \"\" = none, \"-\" = stdout, else a file "
+	  "(appended)." },
+	{ "record", "path", K_STR, FIELD(record.path), 0, 0, 0, NULL,
+	  "Continuous .rvl recording; \"\" = none." },
+	{ "record", "max_size", K_SIZE, FIELD(record.max_size_bytes), MIB, PIB, 0, NULL,
+	  "Total size of the recording segments kept." },
+	{ "record", "max_age", K_DUR, FIELD(record.max_age_s), MINUTE, 3650 * DAY, K_ZERO_OK, NULL,
+	  "Oldest segment kept; 0 = no age limit." },
+};
+
+/* ------------------------------------------------------------ defaults */
+
+void rv_config_defaults(struct rv_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->interval_s = 0.1;
+	c->learn_s = 10 * MINUTE;
+	c->refit_s = HOUR;
+	c->reservoir_s = HOUR;
+	snprintf(c->state_dir, sizeof(c->state_dir), "%s", ".");
+	c->log_level = RV_LOG_INFO;
+	snprintf(c->collect.nvml, sizeof(c->collect.nvml), "%s", "libnvidia-ml.so.1");
+	c->collect.rediscover_s = MINUTE;
+	c->detect.window = (struct rv_cfg_span){ 3.0, 1 };
+	c->detect.step = (struct rv_cfg_span){ 1.0, 1 };
+	c->detect.preset = RV_CFG_PRESET_DEFAULT;
+	c->detect.incident_gap = 2;
+	c->detect.incident_min = 2;
+	c->detect.absorb_s = 15 * MINUTE;
+	snprintf(c->http.listen, sizeof(c->http.listen), "%s", "127.0.0.1:9464");
+	c->http.max_connections = 32;
+	snprintf(c->store.path, sizeof(c->store.path), "%s", "./reveal.db");
+	c->store.retention_s = 30 * DAY;
+	c->record.max_size_bytes = 1024 * 1024 * 1024;
+	c->record.max_age_s = 24 * HOUR;
+}
+
+/* ------------------------------------------------------------- strings */
+
+const char *rv_cfg_show(const char *s, size_t len, char *buf, size_t n)
+{
+	size_t m = len > CFG_SHOW_MAX ? CFG_SHOW_MAX : len, i;
+
+	for (i = 0; i < m && i + 4 < n; i++)
+		buf[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
+	snprintf(buf + i, n - i, "%s", i < len ? "..." : "");
+	return buf;
+}
+
+void rv_cfg_full_name(const struct rv_cfg_key *k, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s%s", k->sect ? k->sect : "", k->sect ? "." : "", k->name);
+}
+
+/* "HOST:PORT" with a port of 0..65535; an IPv6 host in brackets. */
+static int addr_valid(const char *s, size_t len)
+{
+	const char *colon = memrchr(s, ':', len), *p;
+	uint64_t port;
+
+	if (!colon)
+		return 0;
+	p = colon + 1;
+	if (rv_str_u64(&p, s + len, &port) != 0 || p != s + len || port > PORT_MAX)
+		return 0;
+	if (memchr(s, ':', (size_t)(colon - s)))  /* IPv6: "[::1]:9464" */
+		return s[0] == '[' && colon[-1] == ']';
+	return !memchr(s, '[', len) && !memchr(s, ']', len);
+}
+
+/* A source name: letters, digits, '.', '_', '-'; shorter than RV_CFG_NAME_MAX. */
+static int name_valid(const char *s, size_t len)
+{
+	if (len == 0 || len >= RV_CFG_NAME_MAX)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= 'A' && s[i] <= 'Z') &&
+		    !(s[i] >= '0' && s[i] <= '9') && s[i] != '.' && s[i] != '_' && s[i] != '-')
+			return 0;
+	return 1;
+}
+
+/* ------------------------------------------------------ parsing one value */
+
+/* "WHERE KEY: 'VALUE' " and then fmt. */
+__attribute__((format(printf, 3, 4)))
+static int bad(const struct rv_cfg_origin *o, struct rv_err *err, const char *fmt, ...)
+{
+	char msg[CFG_LIST_TEXT_MAX + CFG_TEXT_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return rv_err_set(err, -EINVAL, "%s%s: '%s' %s", o->where, o->key, o->shown, msg);
+}
+
+static int out_of_range(const struct rv_cfg_key *k, const struct rv_cfg_origin *o,
+			struct rv_err *err)
+{
+	char r[CFG_LIST_TEXT_MAX];
+
+	rv_cfg_range_text(k, r, sizeof(r));
+	return bad(o, err, (k->flags & K_ZERO_OK) ? "is not %s" : "is not in %s", r);
+}
+
+static int in_range(const struct rv_cfg_key *k, double v)
+{
+	return ((k->flags & K_ZERO_OK) && v == 0.0) || (v >= k->min && v <= k->max);
+}
+
+/* K_DUR or K_SIZE. */
+static int set_amount(const struct rv_cfg_key *k, const char *s, void *field,
+		      const struct rv_cfg_origin *o, struct rv_err *err)
+{
+	double d = 0.0;
+	uint64_t u = 0;
+	int rc = k->type == K_DUR ? rv_config_parse_duration(s, &d) : rv_config_parse_bytes(s, &u);
+
+	if (rc == -ERANGE)
+		return bad(o, err, "is too large");
+	if (rc && k->type == K_DUR)
+		return bad(o, err, "is not a duration (like 100ms, 2s, 10m)");
+	if (rc)
+		return bad(o, err, "is not a size (like 512KiB, 64MiB, 1GB or bytes)");
+	if (!in_range(k, k->type == K_DUR ? d : (double)u))
+		return out_of_range(k, o, err);
+	if (k->type == K_DUR)
+		*(double *)field = d;
+	else
+		*(uint64_t *)field = u;
+	return 0;
+}
+
+static int set_count(const struct rv_cfg_key *k, const char *s, void *field,
+		     const struct rv_cfg_origin *o, struct rv_err *err)
+{
+	const char *p = s;
+	uint64_t u;
+
+	if (rv_str_u64(&p, s + strlen(s), &u) != 0 || *p != '\0')
+		return bad(o, err, "is not a whole number");
+	if (!in_range(k, (double)u))
+		return out_of_range(k, o, err);
+	*(unsigned *)field = (unsigned)u;
+	return 0;
+}
+
+/* A span: a whole number of samples, or a duration. */
+static int set_span(const struct rv_cfg_key *k, const char *s, void *field,
+		    const struct rv_cfg_origin *o, struct rv_err *err)
+{
+	const char *p = s, *end = s + strlen(s);
+	struct rv_cfg_span span = { 0.0, 0 };
+	uint64_t n;
+
+	if (rv_str_u64(&p, end, &n) == 0 && p == end) {
+		if (n < 1 || n > RV_CFG_SPAN_SAMPLES_MAX)
+			return out_of_range(k, o, err);
+		span.value = (double)n;
+	} else {
+		span.seconds = 1;
+		if (rv_config_parse_duration(s, &span.value) != 0)
+			return bad(o, err,
+				   "is not a duration or a number of samples (like 3s or 30)");
+		if (!in_range(k, span.value))
+			return out_of_range(k, o, err);
+	}
+	*(struct rv_cfg_span *)field = span;
+	return 0;
+}
+
+static int set_choice(const struct rv_cfg_key *k, const char *s, void *field,
+		      const struct rv_cfg_origin *o, struct rv_err *err)
+{
+	char r[CFG_LIST_TEXT_MAX];
+
+	if (k->type == K_BOOL) {
+		if (strcasecmp(s, "true") != 0 && strcasecmp(s, "false") != 0)
+			return bad(o, err, "is not true or false");
+		*(bool *)field = strcasecmp(s, "true") == 0;
+		return 0;
+	}
+	for (int i = 0; k->choices[i]; i++)
+		if (strcmp(s, k->choices[i]) == 0) {
+			*(int *)field = i;
+			return 0;
+		}
+	rv_cfg_range_text(k, r, sizeof(r));
+	return bad(o, err, "is not one of %s", r);
+}
+
+static int set_string(const struct rv_cfg_key *k, const char *s, size_t len, void *field,
+		      const struct rv_cfg_origin *o, struct rv_err *err)
+{
+	if (len >= k->size)
+		return rv_err_set(err, -EINVAL, "%s%s: '%s' is longer than %zu bytes", o->where,
+				  o->key, o->shown, k->size - 1);
+	if (!rv_cfg_utf8_valid(s, len))
+		return bad(o, err, "is not valid UTF-8");
+	if ((k->flags & K_NONEMPTY) && len == 0)
+		return rv_err_set(err, -EINVAL, "%s%s: must not be empty", o->where, o->key);
+	if ((k->flags & K_ADDR) && len > 0 && !addr_valid(s, len))
+		return bad(o, err, "is not HOST:PORT (like 127.0.0.1:9464 or [::1]:9464)");
+	memcpy(field, s, len);
+	((char *)field)[len] = '\0';
+	return 0;
+}
+
+int rv_cfg_add_name(struct rv_cfg_names *l, const char *s, size_t len,
+		    const struct rv_cfg_origin *o, struct rv_err *err)
+{
+	char shown[CFG_TEXT_MAX];
+
+	if (!name_valid(s, len))
+		return rv_err_set(err, -EINVAL, "%s%s: '%s' is not a source name (letters, digits, "
+				  "'.', '_', '-'; at most %d)", o->where, o->key,
+				  rv_cfg_show(s, len, shown, sizeof(shown)), RV_CFG_NAME_MAX - 1);
+	if (l->n == RV_CFG_EXCLUDE_MAX)
+		return rv_err_set(err, -EINVAL, "%s%s: more than %d names", o->where, o->key,
+				  RV_CFG_EXCLUDE_MAX);
+	memcpy(l->names[l->n], s, len);
+	l->names[l->n++][len] = '\0';
+	return 0;
+}
+
+void rv_cfg_store_list(const struct rv_cfg_names *l, struct rv_config *c)
+{
+	memcpy(c->collect.exclude, l->names, sizeof(l->names));
+	c->collect.n_exclude = l->n;
+}
+
+static int is_blank(char ch)
+{
+	return ch == ' ' || ch == '\t';
+}
+
+/* "perf, sys.thermal", "[perf]", "" or "[]": comma-separated names. */
+static int set_list_text(const char *s, size_t len, struct rv_config *c,
+			 const struct rv_cfg_origin *o, struct rv_err *err)
+{
+	struct rv_cfg_names l = { .n = 0 };
+	const char *p = s, *end = s + len;
+
+	while (p < end && is_blank(*p))
+		p++;
+	while (end > p && is_blank(end[-1]))
+		end--;
+	if (end - p >= 2 && p[0] == '[' && end[-1] == ']')
+		p++, end--;
+	while (p < end && is_blank(*p))
+		p++;
+	while (p < end) {
+		const char *comma = memchr(p, ',', (size_t)(end - p)), *stop = comma ? comma : end;
+		const char *a = p, *b = stop;
+
+		while (a < b && is_blank(*a))
+			a++;
+		while (b > a && is_blank(b[-1]))
+			b--;
+		if (rv_cfg_add_name(&l, a, (size_t)(b - a), o, err))
+			return -EINVAL;
+		p = comma ? comma + 1 : end;
+	}
+	rv_cfg_store_list(&l, c);
+	return 0;
+}
+
+int rv_cfg_set_value(const struct rv_cfg_key *k, const char *s, size_t len,
+		     struct rv_config *c, const char *where, struct rv_err *err)
+{
+	struct rv_cfg_origin o = { .where = where };
+	void *field = (char *)c + k->off;
+
+	rv_cfg_full_name(k, o.key, sizeof(o.key));
+	rv_cfg_show(s, len, o.shown, sizeof(o.shown));
+	if (memchr(s, '\0', len))
+		return rv_err_set(err, -EINVAL, "%s%s: the value contains a NUL byte", where,
+				  o.key);
+	switch (k->type) {
+	case K_STR:
+		return set_string(k, s, len, field, &o, err);
+	case K_LIST:
+		return set_list_text(s, len, c, &o, err);
+	case K_BOOL:
+	case K_ENUM:
+		return set_choice(k, s, field, &o, err);
+	case K_UINT:
+		return set_count(k, s, field, &o, err);
+	case K_SPAN:
+		return set_span(k, s, field, &o, err);
+	default:
+		return set_amount(k, s, field, &o, err);
+	}
+}
+
+/* ---------------------------------------------------------- key lookup */
+
+int rv_cfg_find_section(const char *s, size_t len)
+{
+	for (int i = 0; i < RV_CFG_NSECT; i++)
+		if (strlen(rv_cfg_sections[i].name) == len &&
+		    memcmp(rv_cfg_sections[i].name, s, len) == 0)
+			return i;
+	return -1;
+}
+
+/* 1 when k belongs to section sect (-1: the top level). */
+static int in_section(const struct rv_cfg_key *k, int sect)
+{
+	if (sect < 0)
+		return k->sect == NULL;
+	return k->sect != NULL && strcmp(k->sect, rv_cfg_sections[sect].name) == 0;
+}
+
+int rv_cfg_find_key(int sect, const char *s, size_t len)
+{
+	for (int i = 0; i < RV_CFG_NKEYS; i++) {
+		const struct rv_cfg_key *k = &rv_cfg_keys[i];
+		int here = in_section(k, sect);
+
+		if (here && strlen(k->name) == len && memcmp(k->name, s, len) == 0)
+			return i;
+	}
+	return -1;
+}
+
+const char *rv_cfg_known_keys(int sect, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < RV_CFG_NKEYS; i++) {
+		const struct rv_cfg_key *k = &rv_cfg_keys[i];
+		int here = in_section(k, sect);
+
+		if (here && used < n)
+			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "",
+						 k->name);
+	}
+	for (int i = 0; sect < 0 && i < RV_CFG_NSECT && used < n; i++)
+		used += (size_t)snprintf(buf + used, n - used, ", %s", rv_cfg_sections[i].name);
+	return buf;
+}
+
+/* ------------------------------------------------- rv_config_set, check */
+
+int rv_config_set(struct rv_config *c, const char *key, const char *value, struct rv_err *err)
+{
+	const char *dot = key ? strchr(key, '.') : NULL;
+	char shown[CFG_TEXT_MAX], known[CFG_LIST_TEXT_MAX];
+	int sect, ki;
+
+	if (!key || !value)
+		return rv_err_set(err, -EINVAL, "rv_config_set: %s is NULL", key ? "value" : "key");
+	rv_cfg_show(key, strlen(key), shown, sizeof(shown));
+	sect = rv_cfg_find_section(key, dot ? (size_t)(dot - key) : strlen(key));
+	if (!dot && sect >= 0)
+		return rv_err_set(err, -EINVAL, "'%s' is a section; name one of its keys (%s)",
+				  shown, rv_cfg_known_keys(sect, known, sizeof(known)));
+	if (dot)
+		ki = sect < 0 ? -1 : rv_cfg_find_key(sect, dot + 1, strlen(dot + 1));
+	else
+		ki = rv_cfg_find_key(-1, key, strlen(key));
+	if (ki < 0 && sect >= 0)
+		return rv_err_set(err, -EINVAL, "unknown key '%s' (known in '%s': %s)", shown,
+				  rv_cfg_sections[sect].name,
+				  rv_cfg_known_keys(sect, known, sizeof(known)));
+	if (ki < 0)
+		return rv_err_set(err, -EINVAL, "unknown key '%s' (known: %s)", shown,
+				  rv_cfg_known_keys(-1, known, sizeof(known)));
+	return rv_cfg_set_value(&rv_cfg_keys[ki], value, strlen(value), c, "", err);
+}
+
+/* Reformats the field of k and parses it again: the loader's checks. */
+static int check_field(const struct rv_cfg_key *k, const struct rv_config *c,
+		       struct rv_config *scratch, struct rv_err *err)
+{
+	const char *field = (const char *)c + k->off;
+	char text[CFG_TEXT_MAX], name[CFG_TEXT_MAX];
+
+	rv_cfg_full_name(k, name, sizeof(name));
+	if (k->type == K_STR) {
+		if (!memchr(field, '\0', k->size))
+			return rv_err_set(err, -EINVAL, "%s: not NUL-terminated", name);
+		return rv_cfg_set_value(k, field, strlen(field), scratch, "", err);
+	}
+	if (k->type == K_LIST) {
+		if (c->collect.n_exclude > RV_CFG_EXCLUDE_MAX)
+			return rv_err_set(err, -EINVAL, "%s: more than %d names", name,
+					  RV_CFG_EXCLUDE_MAX);
+		for (size_t i = 0; i < c->collect.n_exclude; i++)
+			if (!name_valid(c->collect.exclude[i],
+					strnlen(c->collect.exclude[i], RV_CFG_NAME_MAX)))
+				return rv_err_set(err, -EINVAL, "%s: name %zu is not a source name",
+						  name, i + 1);
+		return 0;
+	}
+	rv_cfg_fmt_field(k, c, text, sizeof(text));
+	return rv_cfg_set_value(k, text, strlen(text), scratch, "", err);
+}
+
+/* A span in seconds (samples x interval). */
+static double span_s(const struct rv_cfg_span *s, double interval_s)
+{
+	return s->seconds ? s->value : s->value * interval_s;
+}
+
+static int longer(double a, double b)
+{
+	return a > b * (1.0 + REL_SLACK);
+}
+
+static int cross_check(const struct rv_config *c, struct rv_err *err)
+{
+	const struct rv_cfg_span *w = &c->detect.window, *st = &c->detect.step;
+	double win = span_s(w, c->interval_s), step = span_s(st, c->interval_s);
+	char a[CFG_TEXT_MAX], b[CFG_TEXT_MAX], iv[CFG_TEXT_MAX];
+
+	rv_cfg_fmt_span(w, a, sizeof(a));
+	rv_cfg_fmt_span(st, b, sizeof(b));
+	rv_cfg_fmt_duration(c->interval_s, iv, sizeof(iv));
+	if (longer(step, win))
+		return rv_err_set(err, -EINVAL,
+				  "detect.step (%s) is longer than detect.window (%s)", b, a);
+	if (longer(2.0 * c->interval_s, win))
+		return rv_err_set(err, -EINVAL, "detect.window (%s) holds fewer than 2 samples at "
+				  "interval %s", a, iv);
+	if (st->seconds && longer(c->interval_s, step))
+		return rv_err_set(err, -EINVAL, "detect.step (%s) is shorter than interval (%s)",
+				  b, iv);
+	rv_cfg_fmt_duration(c->reservoir_s, b, sizeof(b));
+	if (longer(win, c->reservoir_s))
+		return rv_err_set(err, -EINVAL, "reservoir (%s) is shorter than detect.window (%s)",
+				  b, a);
+	rv_cfg_fmt_duration(c->learn_s, b, sizeof(b));
+	if (c->learn_s != 0.0 && longer(win, c->learn_s))
+		return rv_err_set(err, -EINVAL, "learn (%s) is shorter than detect.window (%s): "
+				  "not one window to learn from", b, a);
+	rv_cfg_fmt_duration(c->collect.rediscover_s, b, sizeof(b));
+	if (c->collect.rediscover_s != 0.0 && longer(c->interval_s, c->collect.rediscover_s))
+		return rv_err_set(err, -EINVAL, "collect.rediscover (%s) is shorter than interval "
+				  "(%s)", b, iv);
+	return 0;
+}
+
+int rv_config_check(const struct rv_config *c, struct rv_err *err)
+{
+	struct rv_config *scratch = malloc(sizeof(*scratch));
+	int rc = 0;
+
+	if (!scratch)
+		return rv_err_set(err, -ENOMEM, "configuration check: out of memory");
+	for (int i = 0; i < RV_CFG_NKEYS && rc == 0; i++)
+		rc = check_field(&rv_cfg_keys[i], c, scratch, err);
+	free(scratch);
+	return rc ? rc : cross_check(c, err);
+}
+

@@ -1,0 +1,154 @@
+/*
+ * config.h - the configuration of the live agent (`reveal agent`): one YAML
+ * file, parsed with libyaml into a plain struct that starts from defaults.
+ *
+ * What: struct rv_config (no pointers, nothing to free), its defaults, the
+ * YAML loader, dotted-key overrides for command-line flags, the writer of
+ * the effective configuration and the cross-field checks. Every key is one
+ * row of a table in config.c (type, field, range, description); the loader,
+ * rv_config_set, rv_config_check and rv_config_write all walk that table,
+ * and deploy/reveal.yaml is what rv_config_write prints for the defaults
+ * (config_test.c compares them, so the example cannot drift).
+ *
+ * Order of use: rv_config_defaults, rv_config_load (a file overrides what
+ * it names), rv_config_set per flag, then rv_config_check once.
+ *
+ * Errors name the place: "FILE:LINE:COL: http.max_connections: '0' is not
+ * in 1..1024" (lines and columns 1-based); unknown and duplicate keys,
+ * a mapping where a value belongs (and vice versa), anchors and aliases,
+ * YAML syntax errors and more than one document are all errors.
+ *
+ * Non-goals: knowing which sources exist (collect.exclude is only checked
+ * for the shape of a name), whether a model file exists (learn: 0 needs one;
+ * the agent checks), or reading environment variables.
+ */
+#ifndef RV_CONFIG_CONFIG_H
+#define RV_CONFIG_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/err.h"
+#include "base/log.h"
+
+enum {
+	RV_CFG_STR_MAX = 256,          /* host, http.listen (with the NUL) */
+	RV_CFG_PATH_MAX = PATH_MAX,    /* paths (with the NUL) */
+	RV_CFG_EXCLUDE_MAX = 32,       /* names in collect.exclude */
+	RV_CFG_NAME_MAX = 32,          /* one excluded source name (with the NUL) */
+	RV_CFG_SPAN_SAMPLES_MAX = 100000,
+};
+
+/* A window or step length: `value` samples, or `value` seconds when
+ * `seconds` is set (the same meaning as pipeline's struct rv_span, which
+ * this module does not include). */
+struct rv_cfg_span {
+	double value;
+	int seconds;
+};
+
+enum rv_cfg_preset { RV_CFG_PRESET_DEFAULT, RV_CFG_PRESET_PAPER };
+
+/* Durations are seconds (double), sizes bytes; 0 means "never" / "keep" /
+ * "none" where the key's description says so. Strings are NUL-terminated
+ * UTF-8; "" means "none" (or "the hostname" for host). */
+struct rv_config {
+	double interval_s;             /* sampling interval */
+	double learn_s;                /* learning period before the first alert */
+	double refit_s;                /* refit period; 0 = never */
+	double reservoir_s;            /* span of normal windows kept for refits */
+	char state_dir[RV_CFG_PATH_MAX];
+	char host[RV_CFG_STR_MAX];
+	enum rv_log_level log_level;
+	struct {
+		char root[RV_CFG_PATH_MAX];
+		char nvml[RV_CFG_PATH_MAX];
+		char exclude[RV_CFG_EXCLUDE_MAX][RV_CFG_NAME_MAX];
+		size_t n_exclude;
+		double rediscover_s;   /* 0 = never */
+	} collect;
+	struct {
+		struct rv_cfg_span window, step;
+		enum rv_cfg_preset preset;
+		unsigned incident_gap;
+		unsigned incident_min;
+		double absorb_s;       /* 0 = never */
+	} detect;
+	struct {
+		char listen[RV_CFG_STR_MAX];   /* HOST:PORT; "" = no HTTP server */
+		unsigned max_connections;
+		bool raw_channels;
+	} http;
+	struct {
+		char path[RV_CFG_PATH_MAX];    /* SQLite file; "" = none */
+		double retention_s;            /* 0 = keep */
+	} store;
+	struct {
+		char path[RV_CFG_PATH_MAX];    /* "" = none, "-" = stdout, else a file */
+	} events;
+	struct {
+		char path[RV_CFG_PATH_MAX];    /* .rvl recording; "" = none */
+		uint64_t max_size_bytes;
+		double max_age_s;              /* 0 = no age limit */
+	} record;
+};
+
+/* Fills c with the defaults (those deploy/reveal.yaml shows). */
+void rv_config_defaults(struct rv_config *c);
+
+/*
+ * Reads the YAML file at path over *c: keys the file names replace the
+ * values in *c, the rest stay (call rv_config_defaults first). An empty
+ * file changes nothing. All or nothing: on error *c is unchanged. Does not
+ * run rv_config_check (flags may still change the values). Returns 0, a
+ * negative errno from opening or reading the file ("PATH: strerror"),
+ * -EFBIG for a file over 1 MiB, -ENOMEM, or -EINVAL for bad content
+ * ("PATH:LINE:COL: ..."). Allocates only while it runs.
+ */
+int rv_config_load(const char *path, struct rv_config *c, struct rv_err *err);
+
+/* rv_config_load on len bytes of text (need not be NUL-terminated);
+ * name_for_errors starts the messages (NULL: "<string>"). */
+int rv_config_load_string(const char *text, size_t len, const char *name_for_errors,
+			  struct rv_config *c, struct rv_err *err);
+
+/*
+ * Sets one key by its dotted name ("interval", "http.listen") from text,
+ * with the same parsing and range checks as the file; errors name the key
+ * ("http.max_connections: '0' is not in 1..1024", "unknown key 'http.foo'
+ * (known in 'http': ...)"). collect.exclude takes a comma-separated list
+ * ("perf,sys.thermal"; "" = none). On error *c is unchanged. Returns 0 or
+ * -EINVAL.
+ */
+int rv_config_set(struct rv_config *c, const char *key, const char *value, struct rv_err *err);
+
+/* "100ms" "2s" "10m" "1min" "1h" "1d", fractions ("1.5s") and "0" (the only
+ * number without a unit). Returns 0, -EINVAL (not a duration, negative,
+ * nan/inf) or -ERANGE (too large for a double); *seconds is set only on 0. */
+int rv_config_parse_duration(const char *s, double *seconds);
+
+/* A whole number of bytes, or of B, kB/KB, MB, GB, TB, PB, EB (powers of
+ * 1000) or KiB, MiB, GiB, TiB, PiB, EiB (powers of 1024): "512KiB", "1GB".
+ * Returns 0, -EINVAL or -ERANGE (over 2^64 - 1); *bytes is set only on 0. */
+int rv_config_parse_bytes(const char *s, uint64_t *bytes);
+
+/* Writes *c as YAML that rv_config_load reads back to an equal struct: a
+ * header, then every key with its description (and range) as comments.
+ * Returns 0 or -EIO when the stream reports an error. */
+int rv_config_write(FILE *f, const struct rv_config *c);
+
+/*
+ * Checks every value against its range (as the loader does: a struct
+ * filled in C gets the same checks) and the rules between keys:
+ * detect.step <= detect.window; a window of at least two samples; a step
+ * given as a duration >= interval; reservoir >= window; learn 0 or
+ * >= window; collect.rediscover 0 or >= interval. A span in samples counts
+ * as samples x interval. Returns 0, -EINVAL with a message naming the keys
+ * ("detect.step (4s) is longer than detect.window (3s)"), or -ENOMEM.
+ */
+int rv_config_check(const struct rv_config *c, struct rv_err *err);
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * config_int.h - what the files of config/ share: the key table and the
+ * value parser behind it. Not API; include config.h instead.
+ *
+ *   config.c        the table, defaults, parsing one value, rv_config_set,
+ *                   rv_config_check
+ *   config_units.c  durations, sizes and their text; UTF-8
+ *   config_load.c   the YAML loader (libyaml events)
+ *   config_write.c  rv_config_write
+ */
+#ifndef RV_CONFIG_CONFIG_INT_H
+#define RV_CONFIG_CONFIG_INT_H
+
+#include "config/config.h"
+
+enum {
+	CFG_SHOW_MAX = 60,         /* bytes of a bad value quoted in a message */
+	CFG_TEXT_MAX = 96,         /* a formatted number, range, key or shown value */
+	CFG_LIST_TEXT_MAX = 512,   /* known keys, choices */
+	CFG_WHERE_MAX = PATH_MAX + CFG_TEXT_MAX,  /* "FILE:LINE:COL: " */
+};
+
+enum rv_cfg_type { K_DUR, K_SIZE, K_UINT, K_BOOL, K_STR, K_ENUM, K_SPAN, K_LIST };
+
+enum rv_cfg_flag {
+	K_ZERO_OK = 1,   /* 0 is valid besides min..max ("never", "keep") */
+	K_NONEMPTY = 2,  /* K_STR: "" is refused */
+	K_ADDR = 4,      /* K_STR: "" or HOST:PORT */
+};
+
+/* One row per key: the one place a key is defined. */
+struct rv_cfg_key {
+	const char *sect;            /* NULL: top level */
+	const char *name;
+	enum rv_cfg_type type;
+	size_t off, size;            /* the field in struct rv_config */
+	double min, max;             /* K_DUR, K_SPAN: seconds; K_SIZE: bytes; K_UINT */
+	unsigned flags;              /* enum rv_cfg_flag */
+	const char *const *choices;  /* K_ENUM: names by value, NULL-terminated */
+	const char *doc;             /* one sentence or two, for rv_config_write */
+};
+
+struct rv_cfg_section {
+	const char *name;
+	const char *doc;
+};
+
+enum { RV_CFG_NKEYS = 26, RV_CFG_NSECT = 6 };
+extern const struct rv_cfg_key rv_cfg_keys[RV_CFG_NKEYS];
+extern const struct rv_cfg_section rv_cfg_sections[RV_CFG_NSECT];
+
+/* Where a value came from ("FILE:LINE:COL: ", or "" for rv_config_set),
+ * its key and its text as messages quote them. */
+struct rv_cfg_origin {
+	const char *where;
+	char key[CFG_TEXT_MAX];
+	char shown[CFG_TEXT_MAX];
+};
+
+/* collect.exclude while it is being read. */
+struct rv_cfg_names {
+	char names[RV_CFG_EXCLUDE_MAX][RV_CFG_NAME_MAX];
+	size_t n;
+};
+
+/* config.c */
+
+/* Parses s (len bytes, NUL at s[len]) as the value of k into c; c is
+ * untouched on error; messages start with `where`. Returns 0 or -EINVAL. */
+int rv_cfg_set_value(const struct rv_cfg_key *k, const char *s, size_t len, struct rv_config *c,
+		     const char *where, struct rv_err *err);
+/* Appends one source name to l after checking it. Returns 0 or -EINVAL. */
+int rv_cfg_add_name(struct rv_cfg_names *l, const char *s, size_t len,
+		    const struct rv_cfg_origin *o, struct rv_err *err);
+void rv_cfg_store_list(const struct rv_cfg_names *l, struct rv_config *c);
+/* Index of the section or key (in section sect, -1: top level) named by
+ * len bytes of s, or -1. */
+int rv_cfg_find_section(const char *s, size_t len);
+int rv_cfg_find_key(int sect, const char *s, size_t len);
+/* "listen, max_connections, raw_channels" into buf; the top level (-1)
+ * lists its keys, then its sections. Returns buf. */
+const char *rv_cfg_known_keys(int sect, char *buf, size_t n);
+/* s as a message quotes it: CFG_SHOW_MAX bytes, control bytes as '?'. */
+const char *rv_cfg_show(const char *s, size_t len, char *buf, size_t n);
+/* "http.listen" */
+void rv_cfg_full_name(const struct rv_cfg_key *k, char *buf, size_t n);
+
+/* config_units.c */
+
+/* Text that the parsers read back to the same value. */
+void rv_cfg_fmt_duration(double v, char *buf, size_t n);
+void rv_cfg_fmt_bytes(uint64_t v, char *buf, size_t n);
+void rv_cfg_fmt_span(const struct rv_cfg_span *s, char *buf, size_t n);
+/* The value of a non-string field of c ("100ms", "1GiB", "true", "info"). */
+void rv_cfg_fmt_field(const struct rv_cfg_key *k, const struct rv_config *c, char *buf, size_t n);
+/* "10ms..10s", "0, or 1m..30d", "1..1024", "error | warn | info | debug";
+ * "" for strings and booleans. */
+void rv_cfg_range_text(const struct rv_cfg_key *k, char *buf, size_t n);
+/* Length of the valid UTF-8 sequence at s (n bytes available), its code
+ * point in *cp; 0 when invalid (overlong, surrogate, over U+10FFFF). */
+size_t rv_cfg_utf8_next(const unsigned char *s, size_t n, uint32_t *cp);
+int rv_cfg_utf8_valid(const char *s, size_t n);
+
+#endif

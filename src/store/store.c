@@ -1,0 +1,708 @@
+/*
+ * store.c - the agent's SQLite store. See store.h for the schema and the
+ * contract.
+ *
+ * Every statement is prepared once at open from the rv_store_stmt_sql[] table and
+ * reset right after use, so no statement is left pending when a transaction
+ * ends. Writes take the write lock up front (BEGIN IMMEDIATE) so that the
+ * busy timeout, not a failed upgrade halfway, decides a race with another
+ * writer. A failed write is rolled back unless SQLite already did so (it
+ * may, on SQLITE_FULL or SQLITE_IOERR); the connection stays open and the
+ * next call starts afresh.
+ */
+#include "store/store.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "store/store_sql.h"
+
+struct rv_store {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *st[ST_COUNT];
+	int in_callback;          /* inside rv_store_list_incidents' cb */
+	long long saved_max_pages; /* 0 until rv_store_test_limit_pages first runs */
+};
+
+/* How a SQLite primary result code reads as an errno and as words. */
+static const struct {
+	int sqlite_code;
+	int errnum;
+	const char *kind;
+} error_map[] = {
+	{ SQLITE_FULL, -ENOSPC, "disk full" },
+	{ SQLITE_IOERR, -EIO, "I/O error" },
+	{ SQLITE_READONLY, -EACCES, "read-only" },
+	{ SQLITE_CANTOPEN, -EACCES, "cannot open" },
+	{ SQLITE_PERM, -EACCES, "permission denied" },
+	{ SQLITE_AUTH, -EACCES, "permission denied" },
+	{ SQLITE_BUSY, -EBUSY, "locked by another process" },
+	{ SQLITE_LOCKED, -EBUSY, "locked" },
+	{ SQLITE_NOTADB, -EILSEQ, "not a SQLite database" },
+	{ SQLITE_CORRUPT, -EILSEQ, "database damaged" },
+	{ SQLITE_NOMEM, -ENOMEM, "out of memory" },
+	{ SQLITE_CONSTRAINT, -EINVAL, "constraint failed" },
+	{ SQLITE_TOOBIG, -E2BIG, "value too big" },
+};
+
+/* Fills err for a failed SQLite call (rc: its result code) and returns the
+ * negative errno. Reads sqlite3_errmsg, so call it before anything else
+ * touches the connection. */
+static int fail_sqlite(const struct rv_store *s, int rc, const char *what, struct rv_err *err)
+{
+	int errnum = -EIO;
+	const char *kind = "SQLite error";
+
+	for (size_t i = 0; i < sizeof(error_map) / sizeof(error_map[0]); i++) {
+		if (error_map[i].sqlite_code == (rc & 0xff)) {
+			errnum = error_map[i].errnum;
+			kind = error_map[i].kind;
+			break;
+		}
+	}
+	return rv_err_set(err, errnum, "store %s: %s: %s: %s", s->path, kind, what,
+			  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+}
+
+/* Every public call but close starts here. */
+static int store_enter(struct rv_store *s, struct rv_err *err)
+{
+	if (!s)
+		return rv_err_set(err, -EINVAL, "store: no store");
+	if (s->in_callback)
+		return rv_err_set(err, -EBUSY,
+				  "store %s: called from inside an rv_store_list_incidents callback",
+				  s->path);
+	return 0;
+}
+
+/* Steps statement id to its end (SQLITE_DONE, rows ignored) and resets it. */
+static int step_done(struct rv_store *s, enum stmt_id id, const char *what, struct rv_err *err)
+{
+	sqlite3_stmt *st = s->st[id];
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		;
+	if (rc != SQLITE_DONE)
+		rc = fail_sqlite(s, rc, what, err);
+	else
+		rc = 0;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc;
+}
+
+/* Steps statement id for its one row and reads column 0 as an integer
+ * (0 when there is no row); resets it. */
+static int step_int(struct rv_store *s, enum stmt_id id, sqlite3_int64 *out, const char *what,
+		    struct rv_err *err)
+{
+	sqlite3_stmt *st = s->st[id];
+	int rc = sqlite3_step(st);
+
+	*out = 0;
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		rc = 0;
+	} else if (rc == SQLITE_DONE) {
+		rc = 0;
+	} else {
+		rc = fail_sqlite(s, rc, what, err);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc;
+}
+
+static int tx_begin(struct rv_store *s, const char *what, struct rv_err *err)
+{
+	return step_done(s, ST_BEGIN, what, err);
+}
+
+/* Rolls back the open transaction, if SQLite has not already. Cannot fail in
+ * a way the caller could act on; a failure is logged. */
+static void tx_abort(struct rv_store *s)
+{
+	struct rv_err e;
+
+	if (sqlite3_get_autocommit(s->db))
+		return;
+	rv_err_clear(&e);
+	if (step_done(s, ST_ROLLBACK, "rolling back", &e) < 0)
+		rv_warn("%s", e.msg);
+}
+
+/* Commits, or rolls back when rc < 0 or the commit fails; returns rc or the
+ * commit's error. */
+static int tx_end(struct rv_store *s, int rc, const char *what, struct rv_err *err)
+{
+	if (rc == 0)
+		rc = step_done(s, ST_COMMIT, what, err);
+	if (rc < 0)
+		tx_abort(s);
+	return rc;
+}
+
+/* Binds n bytes of text from a fixed field that may lack its NUL. */
+static int bind_field(sqlite3_stmt *st, int idx, const char *field, size_t cap)
+{
+	return sqlite3_bind_text(st, idx, field, (int)strnlen(field, cap), SQLITE_STATIC);
+}
+
+/* Copies column col (text, or "" for NULL) into a fixed field with its NUL,
+ * cut to fit. */
+static void column_field(sqlite3_stmt *st, int col, char *field, size_t cap)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	size_t n = t ? (size_t)sqlite3_column_bytes(st, col) : 0;
+
+	if (n >= cap)
+		n = cap - 1;
+	if (n)
+		memcpy(field, t, n);
+	field[n] = '\0';
+}
+
+/* A REAL column, NaN for NULL (SQLite stores NaN as NULL). */
+static double column_real(sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return NAN;
+	return sqlite3_column_double(st, col);
+}
+
+/* sqlite3_bind_* return a SQLite code; the first failure wins. */
+static int bind_ok(int rc, int next)
+{
+	return rc != SQLITE_OK ? rc : next;
+}
+
+/* ------------------------------------------------------------ open, close */
+
+/* Refuses a path whose directory is missing or not writable (SQLite would
+ * only say "unable to open database file", and WAL needs to create PATH-wal
+ * and PATH-shm beside it). */
+static int check_dir(const char *path, struct rv_err *err)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct stat sb;
+
+	if (!slash) {
+		memcpy(dir, ".", 2);
+	} else if (slash == path) {
+		memcpy(dir, "/", 2);
+	} else {
+		if ((size_t)(slash - path) >= sizeof(dir))
+			return rv_err_set(err, -ENAMETOOLONG, "store %s: path too long", path);
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+	}
+	if (stat(dir, &sb) < 0) {
+		int e = errno;
+		if (e == ENOENT)
+			return rv_err_set(err, -e, "store %s: directory %s does not exist", path,
+					  dir);
+		return rv_err_set(err, -e, "store %s: directory %s: %s", path, dir,
+				  rv_strerror(e));
+	}
+	if (!S_ISDIR(sb.st_mode))
+		return rv_err_set(err, -ENOTDIR, "store %s: %s is not a directory", path, dir);
+	if (access(dir, W_OK | X_OK) < 0)
+		return rv_err_set(err, -EACCES, "store %s: directory %s is not writable", path, dir);
+	return 0;
+}
+
+/* Runs a one-off statement (at open, or for tests) and reads column 0 of its
+ * first row as an integer into *out (may be NULL). */
+static int query_int(struct rv_store *s, const char *sql, sqlite3_int64 *out, const char *what,
+		     struct rv_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return fail_sqlite(s, rc, what, err);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && out)
+		*out = sqlite3_column_int64(st, 0);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		rc = 0;
+	else
+		rc = fail_sqlite(s, rc, what, err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int exec_sql(struct rv_store *s, const char *sql, const char *what, struct rv_err *err)
+{
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : fail_sqlite(s, rc, what, err);
+}
+
+static int check_version(struct rv_store *s, sqlite3_int64 version, struct rv_err *err)
+{
+	if (version > RV_STORE_SCHEMA_VERSION || version < 0)
+		return rv_err_set(err, -ENOTSUP,
+				  "store %s: schema version %lld, this reveal knows version %d"
+				  " (written by a newer reveal?)",
+				  s->path, (long long)version, RV_STORE_SCHEMA_VERSION);
+	return 0;
+}
+
+/* Creates the schema when user_version is 0, under the write lock so that
+ * two agents starting at once do not both create it. */
+static int create_schema(struct rv_store *s, struct rv_err *err)
+{
+	sqlite3_int64 version = 0, objects = 0;
+	char set_version[64];
+	int rc = exec_sql(s, "BEGIN IMMEDIATE", "creating the schema", err);
+
+	if (rc < 0)
+		return rc;
+	rc = query_int(s, "PRAGMA user_version", &version, "reading the schema version", err);
+	if (rc == 0)
+		rc = check_version(s, version, err);
+	if (rc == 0 && version == 0)
+		rc = query_int(s, "SELECT count(*) FROM sqlite_master", &objects,
+			       "reading the schema", err);
+	if (rc == 0 && version == 0 && objects > 0)
+		rc = rv_err_set(err, -EILSEQ,
+				"store %s: not a reveal store (a SQLite database with tables but"
+				" no schema version)", s->path);
+	if (rc == 0 && version == 0) {
+		snprintf(set_version, sizeof(set_version), "PRAGMA user_version = %d",
+			 RV_STORE_SCHEMA_VERSION);
+		rc = exec_sql(s, rv_store_schema_v1, "creating the schema", err);
+		if (rc == 0)
+			rc = exec_sql(s, set_version, "writing the schema version", err);
+	}
+	if (rc == 0)
+		rc = exec_sql(s, "COMMIT", "creating the schema", err);
+	if (rc < 0 && !sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+/* WAL, synchronous=NORMAL. A file system without shared memory keeps the
+ * old journal mode; that is worth a warning, not a refusal. */
+static int set_journal(struct rv_store *s, struct rv_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return fail_sqlite(s, rc, "setting WAL mode", err);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *mode = (const char *)sqlite3_column_text(st, 0);
+		if (!mode || strcmp(mode, "wal") != 0)
+			rv_warn("store %s: journal mode stays %s, not WAL", s->path,
+				mode ? mode : "unknown");
+		rc = 0;
+	} else {
+		rc = fail_sqlite(s, rc, "setting WAL mode", err);
+	}
+	sqlite3_finalize(st);
+	if (rc == 0)
+		rc = exec_sql(s, "PRAGMA synchronous = NORMAL", "setting synchronous", err);
+	return rc;
+}
+
+/* Connection, then version check before anything is written: a newer store
+ * or someone else's file is left as it was. */
+static int store_connect(struct rv_store *s, struct rv_err *err)
+{
+	sqlite3_int64 version = 0;
+	int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+
+	if (rc != SQLITE_OK)
+		return fail_sqlite(s, rc, "opening", err);
+	if (sqlite3_db_readonly(s->db, "main") == 1)
+		return rv_err_set(err, -EACCES, "store %s: the file is not writable", s->path);
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, RV_STORE_BUSY_MS);
+	rc = query_int(s, "PRAGMA user_version", &version, "reading the schema version", err);
+	if (rc == 0)
+		rc = check_version(s, version, err);
+	if (rc == 0)
+		rc = set_journal(s, err);
+	if (rc == 0)
+		rc = create_schema(s, err);
+	for (int i = 0; rc == 0 && i < ST_COUNT; i++) {
+		int prc = sqlite3_prepare_v3(s->db, rv_store_stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+					     &s->st[i], NULL);
+		if (prc != SQLITE_OK)
+			rc = fail_sqlite(s, prc, "preparing statements", err);
+	}
+	return rc;
+}
+
+int rv_store_open(const char *path, struct rv_store **out, struct rv_err *err)
+{
+	struct rv_store *s;
+	int rc;
+
+	if (!path || !*path || !out)
+		return rv_err_set(err, -EINVAL, "store: no path");
+	rc = check_dir(path, err);
+	if (rc < 0)
+		return rc;
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
+		return rv_err_set(err, -ENOMEM, "store %s: out of memory", path);
+	}
+	rc = store_connect(s, err);
+	if (rc < 0) {
+		rv_store_close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+void rv_store_close(struct rv_store *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(s->st[i]);
+	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
+		rv_warn("store %s: closing: %s", s->path, sqlite3_errmsg(s->db));
+	free(s->path);
+	free(s);
+}
+
+const char *rv_store_path(const struct rv_store *s)
+{
+	return s ? s->path : "";
+}
+
+/* -------------------------------------------------------------- incidents */
+
+static int check_incident(const struct rv_store *s, const struct rv_store_incident *inc,
+			  struct rv_err *err)
+{
+	if (!inc)
+		return rv_err_set(err, -EINVAL, "store %s: no incident", s->path);
+	if (inc->id == 0 || inc->id > (uint64_t)INT64_MAX)
+		return rv_err_set(err, -EINVAL, "store %s: incident id %llu out of range", s->path,
+				  (unsigned long long)inc->id);
+	if (inc->nsig > RV_STORE_SIG_MAX)
+		return rv_err_set(err, -EINVAL, "store %s: incident %llu has %zu signals, at most %d",
+				  s->path, (unsigned long long)inc->id, inc->nsig,
+				  RV_STORE_SIG_MAX);
+	if (!isfinite(inc->start_ts) || !isfinite(inc->end_ts) || inc->end_ts < inc->start_ts)
+		return rv_err_set(err, -EINVAL, "store %s: incident %llu: bad times %g .. %g",
+				  s->path, (unsigned long long)inc->id, inc->start_ts,
+				  inc->end_ts);
+	if (inc->windows > (size_t)INT64_MAX)
+		return rv_err_set(err, -EINVAL, "store %s: incident %llu: %zu windows", s->path,
+				  (unsigned long long)inc->id, inc->windows);
+	return 0;
+}
+
+static int write_signals(struct rv_store *s, const struct rv_store_incident *inc,
+			 const char *what, struct rv_err *err)
+{
+	sqlite3_stmt *st = s->st[ST_SIG_INSERT];
+	int rc;
+
+	sqlite3_bind_int64(s->st[ST_SIG_DELETE], 1, (sqlite3_int64)inc->id);
+	rc = step_done(s, ST_SIG_DELETE, what, err);
+	for (size_t i = 0; rc == 0 && i < inc->nsig; i++) {
+		const struct rv_store_signal *g = &inc->sig[i];
+		int brc = sqlite3_bind_int64(st, 1, (sqlite3_int64)inc->id);
+
+		brc = bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
+		brc = bind_ok(brc, bind_field(st, 3, g->name, sizeof(g->name)));
+		brc = bind_ok(brc, sqlite3_bind_double(st, 4, g->share));
+		brc = bind_ok(brc, sqlite3_bind_double(st, 5, g->baseline));
+		brc = bind_ok(brc, sqlite3_bind_double(st, 6, g->value));
+		rc = brc != SQLITE_OK ? fail_sqlite(s, brc, what, err)
+				      : step_done(s, ST_SIG_INSERT, what, err);
+	}
+	return rc;
+}
+
+static int write_incident_row(struct rv_store *s, const struct rv_store_incident *inc,
+			      const char *what, struct rv_err *err)
+{
+	sqlite3_stmt *st = s->st[ST_INC_UPSERT];
+	int brc = sqlite3_bind_int64(st, 1, (sqlite3_int64)inc->id);
+
+	brc = bind_ok(brc, sqlite3_bind_double(st, 2, inc->start_ts));
+	brc = bind_ok(brc, sqlite3_bind_double(st, 3, inc->end_ts));
+	brc = bind_ok(brc, sqlite3_bind_int(st, 4, inc->open != 0));
+	brc = bind_ok(brc, sqlite3_bind_int64(st, 5, (sqlite3_int64)inc->windows));
+	brc = bind_ok(brc, sqlite3_bind_double(st, 6, inc->peak_score));
+	brc = bind_ok(brc, sqlite3_bind_double(st, 7, inc->mean_score));
+	brc = bind_ok(brc, sqlite3_bind_int64(st, 8, (sqlite3_int64)inc->detectors));
+	brc = bind_ok(brc, bind_field(st, 9, inc->subsystem, sizeof(inc->subsystem)));
+	brc = bind_ok(brc, bind_field(st, 10, inc->host, sizeof(inc->host)));
+	if (brc != SQLITE_OK) {
+		sqlite3_clear_bindings(st);
+		return fail_sqlite(s, brc, what, err);
+	}
+	return step_done(s, ST_INC_UPSERT, what, err);
+}
+
+int rv_store_put_incident(struct rv_store *s, const struct rv_store_incident *inc,
+			  struct rv_err *err)
+{
+	char what[64];
+	int rc = store_enter(s, err);
+
+	if (rc == 0)
+		rc = check_incident(s, inc, err);
+	if (rc < 0)
+		return rc;
+	snprintf(what, sizeof(what), "writing incident %llu", (unsigned long long)inc->id);
+	rc = tx_begin(s, what, err);
+	if (rc < 0)
+		return rc;
+	rc = write_incident_row(s, inc, what, err);
+	if (rc == 0)
+		rc = write_signals(s, inc, what, err);
+	return tx_end(s, rc, what, err);
+}
+
+/* Fills inc from the current row of ST_INC_LIST and its signals. */
+static int read_incident(struct rv_store *s, struct rv_store_incident *inc, struct rv_err *err)
+{
+	sqlite3_stmt *st = s->st[ST_INC_LIST], *sg = s->st[ST_SIG_LIST];
+	sqlite3_int64 windows = sqlite3_column_int64(st, 4);
+	int rc;
+
+	memset(inc, 0, sizeof(*inc));
+	inc->id = (uint64_t)sqlite3_column_int64(st, 0);
+	inc->start_ts = column_real(st, 1);
+	inc->end_ts = column_real(st, 2);
+	inc->open = sqlite3_column_int(st, 3) != 0;
+	inc->windows = windows > 0 ? (size_t)windows : 0;
+	inc->peak_score = column_real(st, 5);
+	inc->mean_score = column_real(st, 6);
+	inc->detectors = (unsigned)sqlite3_column_int64(st, 7);
+	column_field(st, 8, inc->subsystem, sizeof(inc->subsystem));
+	column_field(st, 9, inc->host, sizeof(inc->host));
+	sqlite3_bind_int64(sg, 1, (sqlite3_int64)inc->id);
+	sqlite3_bind_int(sg, 2, RV_STORE_SIG_MAX);
+	while ((rc = sqlite3_step(sg)) == SQLITE_ROW) {
+		struct rv_store_signal *g = &inc->sig[inc->nsig++];
+		column_field(sg, 0, g->name, sizeof(g->name));
+		g->share = column_real(sg, 1);
+		g->baseline = column_real(sg, 2);
+		g->value = column_real(sg, 3);
+	}
+	rc = rc == SQLITE_DONE ? 0 : fail_sqlite(s, rc, "reading signals", err);
+	sqlite3_reset(sg);
+	return rc;
+}
+
+int rv_store_list_incidents(struct rv_store *s, double since_ts, size_t limit,
+			    int (*cb)(void *ctx, const struct rv_store_incident *inc), void *ctx,
+			    struct rv_err *err)
+{
+	struct rv_store_incident inc;
+	sqlite3_stmt *st;
+	int rc = store_enter(s, err);
+
+	if (rc < 0)
+		return rc;
+	if (!cb)
+		return rv_err_set(err, -EINVAL, "store %s: no callback", s->path);
+	st = s->st[ST_INC_LIST];
+	sqlite3_bind_double(st, 1, isnan(since_ts) ? -INFINITY : since_ts);
+	sqlite3_bind_int64(st, 2, limit == 0 || limit > (size_t)INT64_MAX ? -1
+									  : (sqlite3_int64)limit);
+	while (rc == 0) {
+		int src = sqlite3_step(st);
+		if (src == SQLITE_DONE)
+			break;
+		if (src != SQLITE_ROW) {
+			rc = fail_sqlite(s, src, "listing incidents", err);
+			break;
+		}
+		rc = read_incident(s, &inc, err);
+		if (rc < 0)
+			break;
+		s->in_callback = 1;
+		rc = cb(ctx, &inc);
+		s->in_callback = 0;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc;
+}
+
+int rv_store_max_incident_id(struct rv_store *s, uint64_t *out, struct rv_err *err)
+{
+	sqlite3_int64 v = 0;
+	int rc = store_enter(s, err);
+
+	if (rc == 0 && !out)
+		rc = rv_err_set(err, -EINVAL, "store %s: no output", s->path);
+	if (rc == 0)
+		rc = step_int(s, ST_MAX_ID, &v, "reading the largest incident id", err);
+	if (rc == 0)
+		*out = v > 0 ? (uint64_t)v : 0;
+	return rc;
+}
+
+int rv_store_close_open_incidents(struct rv_store *s, double end_ts, struct rv_err *err)
+{
+	int rc = store_enter(s, err);
+
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_double(s->st[ST_CLOSE_OPEN], 1, end_ts);
+	return step_done(s, ST_CLOSE_OPEN, "closing open incidents", err);
+}
+
+int rv_store_prune(struct rv_store *s, double older_than_ts, size_t keep_max, struct rv_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = store_enter(s, err);
+
+	if (rc < 0)
+		return rc;
+	rc = tx_begin(s, "pruning incidents", err);
+	if (rc < 0)
+		return rc;
+	rc = step_done(s, ST_PRUNE_MARK, "pruning incidents", err);
+	if (rc == 0) {
+		st = s->st[ST_PRUNE];
+		sqlite3_bind_double(st, 1, isnan(older_than_ts) ? -INFINITY : older_than_ts);
+		sqlite3_bind_int64(st, 2, keep_max > (size_t)INT64_MAX ? INT64_MAX
+									: (sqlite3_int64)keep_max);
+		rc = step_done(s, ST_PRUNE, "pruning incidents", err);
+	}
+	return tx_end(s, rc, "pruning incidents", err);
+}
+
+/* ------------------------------------------------------------ fits and kv */
+
+int rv_store_put_fit(struct rv_store *s, const struct rv_store_fit *f, struct rv_err *err)
+{
+	sqlite3_stmt *st;
+	int brc, rc = store_enter(s, err);
+
+	if (rc < 0)
+		return rc;
+	if (!f || !isfinite(f->ts))
+		return rv_err_set(err, -EINVAL, "store %s: fit without a time", s->path);
+	st = s->st[ST_FIT_INSERT];
+	brc = sqlite3_bind_double(st, 1, f->ts);
+	brc = bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)f->channels));
+	brc = bind_ok(brc, sqlite3_bind_int64(st, 3, (sqlite3_int64)f->features));
+	brc = bind_ok(brc, sqlite3_bind_int64(st, 4, (sqlite3_int64)f->train_windows));
+	brc = bind_ok(brc, sqlite3_bind_double(st, 5, f->fit_seconds));
+	brc = bind_ok(brc, bind_field(st, 6, f->reason, sizeof(f->reason)));
+	brc = bind_ok(brc, bind_field(st, 7, f->model_path, sizeof(f->model_path)));
+	if (brc != SQLITE_OK) {
+		sqlite3_clear_bindings(st);
+		return fail_sqlite(s, brc, "writing a fit", err);
+	}
+	return step_done(s, ST_FIT_INSERT, "writing a fit", err);
+}
+
+int rv_store_count_fits(struct rv_store *s, size_t *out, struct rv_err *err)
+{
+	sqlite3_int64 n = 0;
+	int rc = store_enter(s, err);
+
+	if (rc == 0 && !out)
+		rc = rv_err_set(err, -EINVAL, "store %s: no output", s->path);
+	if (rc == 0)
+		rc = step_int(s, ST_FIT_COUNT, &n, "counting fits", err);
+	if (rc == 0)
+		*out = n > 0 ? (size_t)n : 0;
+	return rc;
+}
+
+int rv_store_set_kv(struct rv_store *s, const char *key, const char *value, struct rv_err *err)
+{
+	sqlite3_stmt *st;
+	int brc, rc = store_enter(s, err);
+
+	if (rc < 0)
+		return rc;
+	if (!key || !value)
+		return rv_err_set(err, -EINVAL, "store %s: key or value missing", s->path);
+	st = s->st[ST_KV_SET];
+	brc = sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	brc = bind_ok(brc, sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC));
+	if (brc != SQLITE_OK) {
+		sqlite3_clear_bindings(st);
+		return fail_sqlite(s, brc, "writing a key", err);
+	}
+	return step_done(s, ST_KV_SET, key, err);
+}
+
+int rv_store_get_kv(struct rv_store *s, const char *key, char *buf, size_t cap,
+		    struct rv_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = store_enter(s, err);
+
+	if (rc < 0)
+		return rc;
+	if (!key || (!buf && cap))
+		return rv_err_set(err, -EINVAL, "store %s: key or buffer missing", s->path);
+	if (cap)
+		buf[0] = '\0';
+	st = s->st[ST_KV_GET];
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+		size_t n = t ? (size_t)sqlite3_column_bytes(st, 0) : 0;
+		if (n >= cap)
+			rc = rv_err_set(err, -ERANGE, "store %s: value of %s has %zu bytes,"
+					" more than the %zu that fit", s->path, key, n,
+					cap ? cap - 1 : 0);
+		else {
+			memcpy(buf, t ? (const char *)t : "", n + 1);
+			rc = 0;
+		}
+	} else if (rc == SQLITE_DONE) {
+		rc = rv_err_set(err, -ENOENT, "store %s: no key %s", s->path, key);
+	} else {
+		rc = fail_sqlite(s, rc, "reading a key", err);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ tests */
+
+int rv_store_test_limit_pages(struct rv_store *s, unsigned pages, struct rv_err *err)
+{
+	char sql[64];
+	int rc = store_enter(s, err);
+
+	if (rc < 0)
+		return rc;
+	if (s->saved_max_pages == 0) {
+		rc = query_int(s, "PRAGMA max_page_count", &s->saved_max_pages,
+			       "reading max_page_count", err);
+		if (rc < 0)
+			return rc;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %lld",
+		 pages ? (long long)pages : s->saved_max_pages);
+	return query_int(s, sql, NULL, "setting max_page_count", err);
+}

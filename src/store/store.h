@@ -1,0 +1,185 @@
+/*
+ * store.h - the embedded SQLite store of the live agent (`reveal agent`).
+ *
+ * What it keeps: incidents with their top signals (written when an incident
+ * opens, rewritten as it grows and when it closes), one row per model fit,
+ * and a small key/value table for agent state. What it is not: a telemetry
+ * archive (samples go to .rvl recordings) or a queue; the store is bounded
+ * by rv_store_prune, which the agent calls on a timer.
+ *
+ * The file is a SQLite database in WAL mode (readers such as the sqlite3
+ * CLI or a second store opened on the same path do not block the writer),
+ * synchronous=NORMAL (a power cut may lose the last commits, never the
+ * file), busy timeout RV_STORE_BUSY_MS. The schema version is kept in
+ * `PRAGMA user_version`; a file with a newer version is refused.
+ *
+ * Schema, version 1 (timestamps are REAL unix seconds, UTC):
+ *
+ *   incidents(id INTEGER PRIMARY KEY, start_ts REAL, end_ts REAL,
+ *             open INTEGER 0|1, windows INTEGER, peak_score REAL,
+ *             mean_score REAL, detectors INTEGER (bit i = detector i, named
+ *             by the agent's configuration), subsystem TEXT, host TEXT)
+ *   incident_signals(incident_id INTEGER, pos INTEGER (0 = most
+ *             responsible), name TEXT, share REAL (0..1), baseline REAL,
+ *             value REAL; PRIMARY KEY (incident_id, pos))
+ *   fits(id INTEGER PRIMARY KEY, ts REAL, channels INTEGER, features INTEGER,
+ *        train_windows INTEGER, fit_seconds REAL, reason TEXT, model_path TEXT)
+ *   kv(name TEXT PRIMARY KEY, value TEXT); names starting "store." are the
+ *        store's own (store.incident_id_high: the largest id ever pruned)
+ *   incidents_view: one line per incident for people, newest first:
+ *        id, start_utc, end_utc (datetime text), seconds, state ('open' or
+ *        'closed'), windows, peak_score, mean_score, detectors, subsystem,
+ *        host, signals ("gpu.power:0 (41%), mem.used (20%)")
+ *
+ * A missing number (NaN score, baseline or value) is stored as NULL and
+ * read back as NaN. Deleting an incident row deletes its signals (trigger).
+ * Operator queries, e.g.:
+ *   sqlite3 -box /var/lib/reveal/agent.db 'SELECT * FROM incidents_view LIMIT 20'
+ *
+ * Errors: every function returns 0 or a negative errno and fills err with
+ * "store PATH: <kind>: <what>: <sqlite message>". SQLite's codes map to
+ * -ENOSPC (disk full), -EIO, -EACCES (read-only, cannot open, permission),
+ * -EBUSY (locked by another process past the busy timeout), -EILSEQ (not a
+ * SQLite database, or damaged), -ENOMEM, -EINVAL (constraint). A failed
+ * write is rolled back whole and the store stays usable: the caller may
+ * retry the same call later (e.g. when the disk has room again).
+ *
+ * Threads: a struct rv_store is used by one thread at a time (its prepared
+ * statements are shared state). A reader thread opens its own store on the
+ * same path. Allocation: at open only (the statements are prepared once);
+ * later calls allocate nothing themselves beyond what SQLite does inside.
+ */
+#ifndef RV_STORE_STORE_H
+#define RV_STORE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+enum {
+	RV_STORE_SCHEMA_VERSION = 1,  /* PRAGMA user_version this code writes and reads */
+	RV_STORE_BUSY_MS = 2000,      /* wait this long for another writer's lock */
+	RV_STORE_SIG_MAX = 8,         /* signals kept per incident */
+	RV_STORE_SIG_NAME_LEN = 96,   /* channel name, with its NUL */
+	RV_STORE_SUBSYS_LEN = 16,
+	RV_STORE_HOST_LEN = 64,
+	RV_STORE_REASON_LEN = 32,
+	RV_STORE_PATH_LEN = 256,
+};
+
+struct rv_store;
+
+struct rv_store_signal {
+	char name[RV_STORE_SIG_NAME_LEN];
+	double share;     /* of the incident's attribution weight, 0..1 */
+	double baseline;  /* training mean of the channel, NaN when unknown */
+	double value;     /* its value during the incident, NaN when unknown */
+};
+
+/* Text fields need not be NUL-terminated when full; longer text read back
+ * from the file (an operator's edit) is cut to fit. */
+struct rv_store_incident {
+	uint64_t id;            /* 1..INT64_MAX, chosen by the agent */
+	double start_ts, end_ts;
+	int open;               /* nonzero while the incident may still grow */
+	size_t windows;         /* flagged windows inside */
+	double peak_score, mean_score;
+	unsigned detectors;     /* bit i = detector i */
+	char subsystem[RV_STORE_SUBSYS_LEN];
+	size_t nsig;            /* 0..RV_STORE_SIG_MAX valid entries of sig */
+	struct rv_store_signal sig[RV_STORE_SIG_MAX];
+	char host[RV_STORE_HOST_LEN];
+};
+
+struct rv_store_fit {
+	double ts;              /* when the fit finished */
+	size_t channels, features, train_windows;
+	double fit_seconds;
+	char reason[RV_STORE_REASON_LEN];    /* "learn", "refit", "loaded" */
+	char model_path[RV_STORE_PATH_LEN];
+};
+
+/*
+ * Opens (creating it if absent) the store at path. Fails with a message
+ * naming path when its directory does not exist or is not writable
+ * (-ENOENT, -ENOTDIR, -EACCES), when the file is not a SQLite database
+ * (-EILSEQ) or not a reveal store (-EILSEQ), and when its schema version is
+ * newer than RV_STORE_SCHEMA_VERSION (-ENOTSUP). *out is set only on
+ * success; free with rv_store_close. path is copied.
+ */
+int rv_store_open(const char *path, struct rv_store **out, struct rv_err *err);
+
+/* Closes the database and frees s. NULL is a no-op. Cannot fail. */
+void rv_store_close(struct rv_store *s);
+
+/* The path given to rv_store_open (owned by s). */
+const char *rv_store_path(const struct rv_store *s);
+
+/*
+ * Inserts the incident, or replaces the one with the same id, together with
+ * its signals (the previous signal rows of that id are replaced), in one
+ * transaction. -EINVAL for nsig > RV_STORE_SIG_MAX, id 0 or above
+ * INT64_MAX, non-finite start_ts/end_ts or end_ts < start_ts.
+ */
+int rv_store_put_incident(struct rv_store *s, const struct rv_store_incident *inc,
+			  struct rv_err *err);
+
+/*
+ * Calls cb for each incident that is open or ended at or after since_ts
+ * (-INFINITY: all), newest first (start_ts descending, then id descending),
+ * at most limit of them (0: no limit). inc is valid during the call only.
+ * cb returning nonzero stops the walk and that value is returned. cb must
+ * not call other rv_store functions on s (they return -EBUSY) nor close it.
+ */
+int rv_store_list_incidents(struct rv_store *s, double since_ts, size_t limit,
+			    int (*cb)(void *ctx, const struct rv_store_incident *inc), void *ctx,
+			    struct rv_err *err);
+
+/* *out = the largest incident id stored or ever pruned (0 when none), so ids
+ * continue after a restart. */
+int rv_store_max_incident_id(struct rv_store *s, uint64_t *out, struct rv_err *err);
+
+/*
+ * Marks every incident still open as closed (at a clean stop, or at start
+ * for those a crash left open). end_ts is when they ended at the latest:
+ * an incident whose stored end_ts is later keeps it; NaN keeps every stored
+ * end_ts.
+ */
+int rv_store_close_open_incidents(struct rv_store *s, double end_ts, struct rv_err *err);
+
+/*
+ * Deletes closed incidents (and their signals) that ended before
+ * older_than_ts (-INFINITY or NaN: no age limit) or that are not among the
+ * newest keep_max incidents, open ones counted (0: no count limit). Open
+ * incidents are never deleted. The largest deleted id is remembered for
+ * rv_store_max_incident_id. One transaction.
+ */
+int rv_store_prune(struct rv_store *s, double older_than_ts, size_t keep_max, struct rv_err *err);
+
+/* Appends one model fit row. -EINVAL for a non-finite ts. */
+int rv_store_put_fit(struct rv_store *s, const struct rv_store_fit *f, struct rv_err *err);
+
+/* *out = the number of fit rows. */
+int rv_store_count_fits(struct rv_store *s, size_t *out, struct rv_err *err);
+
+/* Sets key to value (both NUL-terminated text, copied; NULL is -EINVAL). */
+int rv_store_set_kv(struct rv_store *s, const char *key, const char *value, struct rv_err *err);
+
+/*
+ * Copies key's value with its NUL into buf (cap bytes). -ENOENT when the key
+ * is absent, -ERANGE when the value and its NUL do not fit in cap (buf is
+ * then "" when cap > 0).
+ */
+int rv_store_get_kv(struct rv_store *s, const char *key, char *buf, size_t cap,
+		    struct rv_err *err);
+
+/*
+ * For tests only: caps the database at pages pages (SQLite's
+ * max_page_count; never below the pages already used), so that writes past
+ * it fail as on a full disk (SQLITE_FULL, -ENOSPC). pages 0 restores the
+ * limit the store had before the first call. Prepares a statement per call.
+ */
+int rv_store_test_limit_pages(struct rv_store *s, unsigned pages, struct rv_err *err);
+
+#endif

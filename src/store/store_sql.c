@@ -1,0 +1,90 @@
+/*
+ * store_sql.c - the SQL of the store: every prepared statement, and the
+ * schema (see store.h for what each table holds).
+ */
+#include "store/store_sql.h"
+
+#include <stddef.h>
+
+const char *const rv_store_stmt_sql[ST_COUNT] = {
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_INC_UPSERT] =
+		"INSERT INTO incidents (id, start_ts, end_ts, open, windows, peak_score,"
+		" mean_score, detectors, subsystem, host)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+		" ON CONFLICT (id) DO UPDATE SET start_ts = excluded.start_ts,"
+		" end_ts = excluded.end_ts, open = excluded.open, windows = excluded.windows,"
+		" peak_score = excluded.peak_score, mean_score = excluded.mean_score,"
+		" detectors = excluded.detectors, subsystem = excluded.subsystem,"
+		" host = excluded.host",
+	[ST_SIG_DELETE] = "DELETE FROM incident_signals WHERE incident_id = ?1",
+	[ST_SIG_INSERT] =
+		"INSERT INTO incident_signals (incident_id, pos, name, share, baseline, value)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[ST_INC_LIST] =
+		"SELECT id, start_ts, end_ts, open, windows, peak_score, mean_score,"
+		" detectors, subsystem, host FROM incidents"
+		" WHERE open <> 0 OR end_ts >= ?1"
+		" ORDER BY start_ts DESC, id DESC LIMIT ?2",
+	[ST_SIG_LIST] =
+		"SELECT name, share, baseline, value FROM incident_signals"
+		" WHERE incident_id = ?1 ORDER BY pos LIMIT ?2",
+	[ST_MAX_ID] =
+		"SELECT max(coalesce((SELECT max(id) FROM incidents), 0),"
+		" coalesce((SELECT CAST(value AS INTEGER) FROM kv"
+		" WHERE name = '" STORE_ID_HIGH_KEY "'), 0))",
+	[ST_CLOSE_OPEN] =
+		"UPDATE incidents SET open = 0, end_ts = coalesce(max(end_ts, ?1), end_ts)"
+		" WHERE open <> 0",
+	[ST_PRUNE_MARK] =
+		"INSERT INTO kv (name, value) SELECT '" STORE_ID_HIGH_KEY "', id"
+		" FROM incidents WHERE true ORDER BY id DESC LIMIT 1"
+		" ON CONFLICT (name) DO UPDATE SET value = max(CAST(value AS INTEGER),"
+		" CAST(excluded.value AS INTEGER))",
+	[ST_PRUNE] =
+		"DELETE FROM incidents WHERE open = 0 AND (end_ts < ?1 OR (?2 > 0 AND id IN"
+		" (SELECT id FROM incidents ORDER BY start_ts DESC, id DESC LIMIT -1 OFFSET ?2)))",
+	[ST_FIT_INSERT] =
+		"INSERT INTO fits (ts, channels, features, train_windows, fit_seconds, reason,"
+		" model_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_FIT_COUNT] = "SELECT count(*) FROM fits",
+	[ST_KV_SET] =
+		"INSERT INTO kv (name, value) VALUES (?1, ?2)"
+		" ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+	[ST_KV_GET] = "SELECT value FROM kv WHERE name = ?1",
+};
+
+/* Version 1. Created in one transaction with PRAGMA user_version. */
+const char rv_store_schema_v1[] =
+	"CREATE TABLE incidents ("
+	" id INTEGER PRIMARY KEY, start_ts REAL NOT NULL, end_ts REAL NOT NULL,"
+	" open INTEGER NOT NULL, windows INTEGER NOT NULL, peak_score REAL,"
+	" mean_score REAL, detectors INTEGER NOT NULL, subsystem TEXT NOT NULL,"
+	" host TEXT NOT NULL);"
+	"CREATE INDEX incidents_by_start ON incidents (start_ts, id);"
+	"CREATE INDEX incidents_by_end ON incidents (end_ts);"
+	"CREATE TABLE incident_signals ("
+	" incident_id INTEGER NOT NULL, pos INTEGER NOT NULL, name TEXT NOT NULL,"
+	" share REAL, baseline REAL, value REAL,"
+	" PRIMARY KEY (incident_id, pos)) WITHOUT ROWID;"
+	"CREATE TRIGGER incidents_delete_signals AFTER DELETE ON incidents BEGIN"
+	" DELETE FROM incident_signals WHERE incident_id = old.id; END;"
+	"CREATE TABLE fits ("
+	" id INTEGER PRIMARY KEY, ts REAL NOT NULL, channels INTEGER NOT NULL,"
+	" features INTEGER NOT NULL, train_windows INTEGER NOT NULL, fit_seconds REAL,"
+	" reason TEXT NOT NULL, model_path TEXT NOT NULL);"
+	"CREATE TABLE kv (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
+	"CREATE VIEW incidents_view AS SELECT i.id AS id,"
+	" datetime(i.start_ts, 'unixepoch') AS start_utc,"
+	" datetime(i.end_ts, 'unixepoch') AS end_utc,"
+	" round(i.end_ts - i.start_ts, 1) AS seconds,"
+	" CASE WHEN i.open <> 0 THEN 'open' ELSE 'closed' END AS state,"
+	" i.windows AS windows, round(i.peak_score, 3) AS peak_score,"
+	" round(i.mean_score, 3) AS mean_score, i.detectors AS detectors,"
+	" i.subsystem AS subsystem, i.host AS host,"
+	" (SELECT group_concat(label, ', ') FROM (SELECT s.name || ' ('"
+	" || CAST(round(s.share * 100) AS INTEGER) || '%)' AS label"
+	" FROM incident_signals s WHERE s.incident_id = i.id ORDER BY s.pos)) AS signals"
+	" FROM incidents i ORDER BY i.start_ts DESC, i.id DESC;";
