@@ -19,6 +19,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "agent", rv_cmd_agent, "watch this host: learn, detect, serve /metrics, store incidents" },
 	{ "detect", rv_cmd_detect, "fit detectors on training telemetry and score test telemetry" },
 	{ "metrics", rv_cmd_metrics, "list (and sample) the channels collected on this host" },
 	{ "record", rv_cmd_record, "record the collected telemetry to a .rvl file" },

@@ -1,0 +1,748 @@
+/*
+ * agent.c - the agent's loop (see agent.h): input, history, learning and
+ * refits, scoring one window per step, incidents.
+ *
+ * Time: the loop sleeps to absolute CLOCK_MONOTONIC deadlines (next +=
+ * interval); a sweep that ends after the next deadline skips the deadlines
+ * it missed and counts them (`missed`), so the agent never runs behind.
+ * Windows are stamped with wall-clock sample times (CLOCK_REALTIME), the
+ * same stamps a recording keeps.
+ *
+ * Gaps: a channel without a valid value this sweep keeps its last valid
+ * one (0 before the first), as the offline reader fills gaps. The first
+ * sweep only primes the counters and is not kept.
+ */
+#include "agent/agent_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+
+/* History kept at most, whatever the configuration asks: a refit on more
+ * rows costs more than it brings, and the ring stays under this budget. */
+#define HISTORY_BUDGET_BYTES ((size_t)256 << 20)
+/* An open incident is written again to the store at most this often. */
+#define OPEN_UPDATE_S 5.0
+#define MODEL_FILE "reveal.model"
+/* Feature standard deviations are at least this share of |mean|. */
+#define AGENT_SD_FLOOR 0.01
+
+static const char *const det_names[RV_DET_COUNT] = { "zscore", "pca", "iforest", "spe" };
+
+static void host_name(struct agent *a);
+
+const char *agent_det_name(int d)
+{
+	return d >= 0 && d < RV_DET_COUNT ? det_names[d] : "?";
+}
+
+double agent_wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* ------------------------------------------------------------ options */
+
+static struct rv_span to_span(struct rv_cfg_span s)
+{
+	return (struct rv_span){ .value = s.value, .seconds = s.seconds };
+}
+
+static void detect_options(struct agent *a)
+{
+	if (a->cfg.detect.preset == RV_CFG_PRESET_PAPER)
+		rv_detect_opts_paper(&a->dopts);
+	else
+		rv_detect_opts_default(&a->dopts);
+	a->dopts.window = to_span(a->cfg.detect.window);
+	a->dopts.step = to_span(a->cfg.detect.step);
+	a->dopts.incident_gap = a->cfg.detect.incident_gap;
+	a->dopts.incident_min = a->cfg.detect.incident_min;
+	/* a fit must not take the host's cores from the jobs it watches */
+	a->dopts.threads = 1;
+	/* minutes of learning see a memory gauge of gigabytes move by
+	 * kilobytes; without a floor any later drift looks like an incident */
+	a->dopts.ens.sd_floor_rel = AGENT_SD_FLOOR;
+}
+
+/* ------------------------------------------------------------ input */
+
+static int names_from_collector(struct agent *a)
+{
+	a->nchan = rv_collector_nchan(a->coll);
+	a->names = calloc(a->nchan ? a->nchan : 1, sizeof(*a->names));
+	if (!a->names)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->nchan; i++)
+		if (!(a->names[i] = strdup(rv_collector_chan(a->coll, i)->name)))
+			return -ENOMEM;
+	return 0;
+}
+
+static int names_from_replay(struct agent *a)
+{
+	a->nchan = a->rv.m;
+	a->names = calloc(a->nchan ? a->nchan : 1, sizeof(*a->names));
+	if (!a->names)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->nchan; i++)
+		if (!(a->names[i] = strdup(rv_rvl_values_name(&a->rv, i))))
+			return -ENOMEM;
+	return 0;
+}
+
+static void free_names(struct agent *a)
+{
+	for (size_t i = 0; a->names && i < a->nchan; i++)
+		free(a->names[i]);
+	free(a->names);
+	a->names = NULL;
+}
+
+static void copy_source_stats(struct agent *a)
+{
+	size_t n = a->coll ? rv_collector_nsources(a->coll) : 0;
+
+	if (n > AGENT_SOURCES_MAX)
+		n = AGENT_SOURCES_MAX;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t last, total;
+
+		rv_collector_source_stats(a->coll, i, &a->src[i].name, &a->src[i].nchan, &last,
+					  &total);
+		a->src[i].last_s = (double)last * 1e-9;
+		a->src[i].total_s = (double)total * 1e-9;
+	}
+	a->nsrc = n;
+}
+
+/* --------------------------------------------------------- channel set */
+
+/* Buffers sized by the channel count: the ring, the carried values, the
+ * merger. Called at start and when the channels change. */
+static void free_channel_buffers(struct agent *a)
+{
+	free(a->vals);
+	free(a->ok);
+	free(a->last);
+	free(a->inc_sum);
+	free(a->shown);
+	free(a->shown_ok);
+	a->vals = NULL;
+	a->ok = a->shown_ok = NULL;
+	a->last = NULL;
+	a->inc_sum = a->shown = NULL;
+	rv_incmerge_free(a->mg);
+	a->mg = NULL;
+	rv_ring_fini(&a->ring);
+}
+
+static int size_for_channels(struct agent *a)
+{
+	size_t n = a->nchan ? a->nchan : 1, cap;
+	double step = a->interval_s > 0 ? a->interval_s : 0.1;
+
+	free_channel_buffers(a);
+	a->vals = calloc(n, sizeof(*a->vals));
+	a->ok = calloc(n, 1);
+	a->last = calloc(n, sizeof(*a->last));
+	a->inc_sum = calloc(n, sizeof(*a->inc_sum));
+	a->shown = calloc(n, sizeof(*a->shown));
+	a->shown_ok = calloc(n, 1);
+	a->mg = rv_incmerge_new(a->nchan, (const char *const *)a->names,
+				a->cfg.detect.incident_gap, a->cfg.detect.incident_min);
+	if (!a->vals || !a->ok || !a->last || !a->inc_sum || !a->shown || !a->shown_ok || !a->mg)
+		return -ENOMEM;
+	a->learn_rows = (size_t)ceil(a->cfg.learn_s / step);
+	a->reservoir_rows = (size_t)ceil(a->cfg.reservoir_s / step);
+	cap = a->learn_rows > a->reservoir_rows ? a->learn_rows : a->reservoir_rows;
+	if (cap < 64)
+		cap = 64;
+	if (cap > HISTORY_BUDGET_BYTES / (n * sizeof(float))) {
+		cap = HISTORY_BUDGET_BYTES / (n * sizeof(float));
+		rv_warn("agent: %zu channels: history capped at %zu samples (%.0f s) to stay "
+			"under %zu MiB",
+			a->nchan, cap, (double)cap * step, HISTORY_BUDGET_BYTES >> 20);
+		if (a->learn_rows > cap)
+			a->learn_rows = cap;
+		if (a->reservoir_rows > cap)
+			a->reservoir_rows = cap;
+	}
+	a->since_step = 0;
+	a->inc_n = 0;
+	a->open_reported = 0;
+	return rv_ring_init(&a->ring, cap, n);
+}
+
+/* ----------------------------------------------------------- incidents */
+
+static void fill_incident(struct agent *a, const struct rv_incident *in, int open,
+			  struct rv_store_incident *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = in->id;
+	out->start_ts = in->start_ts;
+	out->end_ts = in->end_ts;
+	out->open = open;
+	out->windows = in->flagged;
+	out->peak_score = in->peak_score;
+	out->mean_score = in->mean_score;
+	out->detectors = in->detectors;
+	snprintf(out->subsystem, sizeof(out->subsystem), "%s", rv_subsystem_name(in->subsystem));
+	snprintf(out->host, sizeof(out->host), "%s", a->host);
+	out->nsig = in->ntop < RV_STORE_SIG_MAX ? in->ntop : RV_STORE_SIG_MAX;
+	for (size_t i = 0; i < out->nsig; i++) {
+		uint32_t c = in->top[i];
+		struct rv_store_signal *s = &out->sig[i];
+
+		snprintf(s->name, sizeof(s->name), "%s", a->names[c]);
+		s->share = in->top_weight[i];
+		s->baseline = a->model && a->model->chan_mean ? a->model->chan_mean[c] : NAN;
+		s->value = a->inc_n ? a->inc_sum[c] / (double)a->inc_n : NAN;
+	}
+}
+
+static void remember_closed(struct agent *a, const struct rv_store_incident *inc,
+			    enum rv_subsystem sub)
+{
+	pthread_mutex_lock(&a->mu);
+	a->recent[a->recent_next] = *inc;
+	a->recent_next = (a->recent_next + 1) % AGENT_RECENT_MAX;
+	if (a->nrecent < AGENT_RECENT_MAX)
+		a->nrecent++;
+	if (a->open_valid && a->open_inc.id == inc->id)
+		a->open_valid = 0;
+	else
+		a->incidents_total[sub]++;   /* closed without ever being reported open */
+	pthread_mutex_unlock(&a->mu);
+}
+
+static void incidents_after_push(struct agent *a, double ts);
+
+/*
+ * An incident open for detect.absorb: whatever changed is the host's new
+ * normal (a page cache that grew, a job with another profile). It is
+ * closed, and the model is refitted on the newest samples, flagged ones
+ * included; until that fit is in, windows are scored but flag nothing.
+ */
+static void absorb(struct agent *a, const struct rv_incident *open)
+{
+	rv_warn("agent: incident %llu open for %.0f s (detect.absorb): taken as the new normal; "
+		"refitting on the newest samples",
+		(unsigned long long)open->id, open->end_ts - open->start_ts);
+	if (rv_incmerge_finish(a->mg) != 0)
+		return;
+	a->absorbing = 1;
+	incidents_after_push(a, a->data_ts);
+	agent_start_fit(a, "absorb", a->rd != NULL);
+}
+
+/* After a window went into the merger: report what closed, what opened
+ * and (every OPEN_UPDATE_S) how the open incident grew. */
+static void incidents_after_push(struct agent *a, double ts)
+{
+	struct rv_incident open;
+
+	for (size_t i = 0; i < rv_incmerge_count(a->mg); i++) {
+		const struct rv_incident *in = rv_incmerge_get(a->mg, i);
+		struct rv_store_incident s;
+
+		fill_incident(a, in, 0, &s);
+		remember_closed(a, &s, in->subsystem);
+		agent_report_incident(a, &s, "close");
+		if (a->open_reported == in->id)
+			a->open_reported = 0;
+	}
+	if (rv_incmerge_count(a->mg))
+		rv_incmerge_forget_closed(a->mg);
+	if (rv_incmerge_peek_open(a->mg, &open)) {
+		struct rv_store_incident s;
+		int fresh = a->open_reported != open.id;
+
+		fill_incident(a, &open, 1, &s);
+		pthread_mutex_lock(&a->mu);
+		if (fresh)
+			a->incidents_total[open.subsystem]++;
+		a->open_inc = s;
+		a->open_valid = 1;
+		pthread_mutex_unlock(&a->mu);
+		if (fresh || ts - a->open_written_ts >= OPEN_UPDATE_S) {
+			agent_report_incident(a, &s, fresh ? "open" : "update");
+			a->open_reported = open.id;
+			a->open_written_ts = ts;
+		}
+		if (a->cfg.detect.absorb_s > 0 && open.end_ts - open.start_ts >= a->cfg.detect.absorb_s &&
+		    !a->fitting)
+			absorb(a, &open);
+	} else if (!rv_incmerge_open_state(a->mg, NULL, NULL, NULL)) {
+		a->inc_n = 0;
+	}
+}
+
+static void close_all(struct agent *a)
+{
+	if (!a->mg)
+		return;
+	rv_incmerge_finish(a->mg);
+	incidents_after_push(a, a->data_ts);
+	a->inc_n = 0;
+}
+
+/* ------------------------------------------------------------- scoring */
+
+static void score_window(struct agent *a, double ts)
+{
+	const struct rv_model *m = a->model;
+	struct rv_live_out out;
+	rv_ns t0 = rv_clock_ns();
+	size_t first, last_flagged, flagged;
+
+	for (size_t i = 0; i < m->window; i++)
+		a->wrows[i] = rv_ring_row(&a->ring, m->window - 1 - i);
+	rv_live_score(a->live, a->wrows, &out);
+	if (a->absorbing) {       /* the old model's verdicts wait for the new one */
+		out.res.anomaly = 0;
+		out.res.flags = 0;
+	}
+	/* per-channel values while an incident is open (or opens now) */
+	if (out.res.anomaly) {
+		if (!rv_incmerge_open_state(a->mg, &first, &last_flagged, &flagged)) {
+			memset(a->inc_sum, 0, a->nchan * sizeof(*a->inc_sum));
+			a->inc_n = 0;
+		}
+		for (size_t c = 0; c < a->nchan; c++)
+			a->inc_sum[c] += out.mean[c];
+		a->inc_n++;
+		rv_ring_mark_flagged(&a->ring, m->window);
+	}
+	if (rv_incmerge_push(a->mg, a->win, ts, out.res.anomaly, out.res.fused, out.res.flags,
+			     out.weight) != 0)
+		rv_warn("agent: incident merger: out of memory; window %zu lost", a->win);
+	a->win++;
+	pthread_mutex_lock(&a->mu);
+	a->windows_scored++;
+	a->windows_flagged += out.res.anomaly != 0;
+	a->last_fused = out.res.fused;
+	a->last_anomaly = out.res.anomaly;
+	for (int d = 0; d < RV_DET_COUNT; d++) {
+		a->det_score[d] = out.res.score[d];
+		a->det_fired[d] = (out.res.flags >> d) & 1u;
+	}
+	a->last_score_s = rv_clock_since_s(t0);
+	pthread_mutex_unlock(&a->mu);
+	incidents_after_push(a, ts);
+}
+
+/* ----------------------------------------------------------- one sample */
+
+static void take_sample(struct agent *a, double ts, int64_t t_ns)
+{
+	float *row = rv_ring_push(&a->ring, ts);
+	double learned;
+
+	for (size_t c = 0; c < a->nchan; c++) {
+		if (a->ok[c] && isfinite(a->vals[c]))
+			a->last[c] = (float)a->vals[c];
+		row[c] = a->last[c];
+	}
+	if (a->coll)
+		agent_record_sample(a, t_ns);
+	pthread_mutex_lock(&a->mu);
+	a->samples++;
+	a->data_ts = ts;
+	if (a->cfg.http.raw_channels) {
+		memcpy(a->shown, a->vals, a->nchan * sizeof(*a->shown));
+		memcpy(a->shown_ok, a->ok, a->nchan);
+	}
+	if (!a->model) {
+		learned = (double)a->ring.pushed / (double)(a->learn_rows ? a->learn_rows : 1);
+		a->learn_progress = learned < 1.0 ? learned : 1.0;
+		a->learn_remaining_s = a->learn_rows > a->ring.pushed
+					       ? (double)(a->learn_rows - a->ring.pushed) * a->interval_s
+					       : 0.0;
+	}
+	pthread_mutex_unlock(&a->mu);
+
+	if (a->fitting && atomic_load(&a->fit_done))
+		agent_finish_fit(a, ts);
+	if (!a->model && !a->fitting && a->ring.pushed >= a->learn_rows && a->ring.pushed >= 2)
+		agent_start_fit(a, "learn", a->rd != NULL);
+	else if (a->model && !a->fitting && ts >= a->next_refit)
+		agent_start_fit(a, "refit", a->rd != NULL);
+	if (a->fitting && atomic_load(&a->fit_done))
+		agent_finish_fit(a, ts);
+
+	if (!a->model || a->ring.len < a->model->window)
+		return;
+	if (++a->since_step < a->model->step)
+		return;
+	a->since_step = 0;
+	score_window(a, ts);
+}
+
+/* ------------------------------------------------------------ learning UI */
+
+static void progress(struct agent *a, int final)
+{
+	double p, rem;
+
+	if (!a->o->progress)
+		return;
+	pthread_mutex_lock(&a->mu);
+	p = a->learn_progress;
+	rem = a->learn_remaining_s;
+	pthread_mutex_unlock(&a->mu);
+	a->o->progress(a->o->progress_ctx, p, rem, final);
+}
+
+/* --------------------------------------------------------------- reload */
+
+/* SIGHUP: the keys that can change while running are applied; the others
+ * are named and keep their value until a restart. */
+static void reload_config(struct agent *a)
+{
+	struct rv_config c;
+	struct rv_err err = { 0 };
+	int rc;
+
+	if (!a->o->config_path) {
+		rv_info("agent: SIGHUP: no configuration file to reload");
+		return;
+	}
+	rv_config_defaults(&c);
+	rc = rv_config_load(a->o->config_path, &c, &err);
+	if (!rc)
+		rc = rv_config_check(&c, &err);
+	if (rc) {
+		rv_error("agent: SIGHUP: %s; keeping the running configuration",
+			 rv_err_text(&err, rc));
+		return;
+	}
+#define RESTART_ONLY(field, key)                                                          \
+	do {                                                                              \
+		if (memcmp(&c.field, &a->cfg.field, sizeof(c.field)) != 0)                \
+			rv_warn("agent: SIGHUP: %s changes at the next restart", key);    \
+	} while (0)
+	RESTART_ONLY(interval_s, "interval");
+	RESTART_ONLY(collect, "collect");
+	RESTART_ONLY(detect, "detect");
+	RESTART_ONLY(http.listen, "http.listen");
+	RESTART_ONLY(http.max_connections, "http.max_connections");
+	RESTART_ONLY(store.path, "store.path");
+	RESTART_ONLY(record, "record");
+	RESTART_ONLY(state_dir, "state_dir");
+	RESTART_ONLY(learn_s, "learn");
+	RESTART_ONLY(reservoir_s, "reservoir");
+#undef RESTART_ONLY
+	rv_log_set_level(c.log_level);
+	a->cfg.log_level = c.log_level;
+	a->cfg.store.retention_s = c.store.retention_s;
+	if (c.refit_s != a->cfg.refit_s) {
+		a->cfg.refit_s = c.refit_s;
+		a->next_refit = c.refit_s > 0 ? a->data_ts + c.refit_s : INFINITY;
+	}
+	pthread_mutex_lock(&a->mu);
+	a->cfg.http.raw_channels = c.http.raw_channels;
+	pthread_mutex_unlock(&a->mu);
+	if (strcmp(c.events.path, a->cfg.events.path) != 0 || strcmp(c.host, a->cfg.host) != 0) {
+		agent_sinks_close(a);
+		a->cfg.events = c.events;
+		memcpy(a->cfg.host, c.host, sizeof(a->cfg.host));
+		host_name(a);
+		if ((rc = agent_sinks_open(a, &err)) != 0)
+			rv_error("agent: SIGHUP: %s", rv_err_text(&err, rc));
+	}
+	rv_info("agent: configuration %s reloaded", a->o->config_path);
+}
+
+/* ----------------------------------------------------------- main loop */
+
+static int rediscover(struct agent *a)
+{
+	struct rv_err err = { 0 };
+	int rc = rv_collector_rediscover(a->coll, &err);
+
+	if (rc <= 0)
+		return rc;
+	rv_warn("agent: the channels changed (%zu -> %zu): learning again", a->nchan,
+		rv_collector_nchan(a->coll));
+	close_all(a);
+	if (a->fitting) {
+		if (!pthread_equal(a->fit_tid, pthread_self()))
+			pthread_join(a->fit_tid, NULL);
+		a->fitting = 0;
+		rv_table_free(a->fit_table);
+		a->fit_table = NULL;
+		rv_model_free(a->fit_model);
+		a->fit_model = NULL;
+	}
+	pthread_mutex_lock(&a->mu);
+	agent_drop_model(a);
+	free_names(a);
+	a->state = AGENT_LEARNING;
+	a->learn_progress = 0.0;
+	a->open_valid = 0;
+	rc = names_from_collector(a);
+	if (!rc)
+		rc = size_for_channels(a);
+	pthread_mutex_unlock(&a->mu);
+	if (!rc) {
+		rv_rvl_writer_close(a->rec, 0, NULL);   /* a new header: a new segment */
+		a->rec = NULL;
+	}
+	return rc;
+}
+
+static void sleep_until(rv_ns t)
+{
+	struct timespec ts = { (time_t)(t / 1000000000), (long)(t % 1000000000) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static int run_live(struct agent *a)
+{
+	rv_ns step = (rv_ns)llround(a->cfg.interval_s * 1e9), next = rv_clock_ns();
+	rv_ns next_rediscover = a->cfg.collect.rediscover_s > 0
+					? next + (rv_ns)(a->cfg.collect.rediscover_s * 1e9)
+					: 0;
+	rv_ns next_status = next;
+	int primed = 0, rc = 0;
+
+	while (!*a->o->stop) {
+		rv_ns now;
+		double ts;
+
+		sleep_until(next);
+		if (*a->o->stop)
+			break;
+		if (*a->o->reload) {
+			*a->o->reload = 0;
+			reload_config(a);
+		}
+		now = rv_clock_ns();
+		ts = agent_wall_s();
+		rv_collector_sample(a->coll, now, a->vals, a->ok);
+		if (primed)
+			take_sample(a, ts, (int64_t)llround(ts * 1e9));
+		primed = 1;
+		if (now >= next_status) {
+			pthread_mutex_lock(&a->mu);
+			copy_source_stats(a);
+			a->cpu_s = cpu_s();
+			pthread_mutex_unlock(&a->mu);
+			if (!a->model)
+				progress(a, 0);
+			next_status = now + 1000000000;
+		}
+		if (next_rediscover && now >= next_rediscover) {
+			if ((rc = rediscover(a)) < 0)
+				break;
+			if (rc > 0)
+				primed = 0;
+			rc = 0;
+			next_rediscover = rv_clock_ns() + (rv_ns)(a->cfg.collect.rediscover_s * 1e9);
+		}
+		next += step;
+		now = rv_clock_ns();
+		if (now > next) {
+			rv_ns behind = (now - next) / step + 1;
+
+			pthread_mutex_lock(&a->mu);
+			a->missed += (uint64_t)behind;
+			pthread_mutex_unlock(&a->mu);
+			next += behind * step;
+		}
+	}
+	progress(a, 1);
+	return rc;
+}
+
+static int run_replay(struct agent *a, struct rv_err *err)
+{
+	int64_t prev_t = 0;
+	rv_ns start = rv_clock_ns();
+	int64_t first_t = 0;
+	int rc;
+
+	while (!*a->o->stop && (rc = rv_rvl_values_next(&a->rv, err)) == 1) {
+		double ts = (double)a->rv.t * 1e-9;
+
+		if (a->rv.count == 1)
+			first_t = a->rv.t;
+		if (a->o->speed > 0 && a->rv.count > 1) {
+			rv_ns due = start + (rv_ns)((double)(a->rv.t - first_t) / a->o->speed);
+			sleep_until(due);
+		}
+		if (*a->o->reload) {
+			*a->o->reload = 0;
+			reload_config(a);
+		}
+		memcpy(a->vals, a->rv.out, a->nchan * sizeof(*a->vals));
+		memcpy(a->ok, a->rv.out_ok, a->nchan);
+		if (a->rv.count > 1)
+			take_sample(a, ts, a->rv.t);
+		prev_t = a->rv.t;
+	}
+	(void)prev_t;
+	if (rc < 0)
+		return rc;
+	if (a->fitting)
+		agent_finish_fit(a, a->data_ts);
+	return 0;
+}
+
+/* ------------------------------------------------------------ set up */
+
+static int open_input(struct agent *a, struct rv_err *err)
+{
+	int rc;
+
+	if (a->o->replay) {
+		rc = rv_rvl_reader_open(a->o->replay, &a->rd, err);
+		if (!rc)
+			rc = rv_rvl_values_init(&a->rv, a->rd);
+		if (!rc)
+			rc = names_from_replay(a);
+		a->interval_s = a->cfg.interval_s;
+		return rc;
+	}
+	{
+		const char *excl[RV_CFG_EXCLUDE_MAX];
+		struct rv_collect_cfg cc = {
+			.root = a->cfg.collect.root,
+			.nvml_lib = a->cfg.collect.nvml[0] ? a->cfg.collect.nvml : NULL,
+			.exclude = excl,
+			.nexclude = a->cfg.collect.n_exclude,
+		};
+
+		for (size_t i = 0; i < a->cfg.collect.n_exclude; i++)
+			excl[i] = a->cfg.collect.exclude[i];
+		rc = rv_collector_open(&cc, &a->coll, err);
+	}
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < rv_collector_nunavail(a->coll); i++)
+		rv_info("agent: source %s unavailable: %s", rv_collector_unavail_source(a->coll, i),
+			rv_collector_unavail_reason(a->coll, i));
+	if (rv_collector_nchan(a->coll) == 0)
+		return rv_err_set(err, -ENODEV, "no source could be read: nothing to watch");
+	a->interval_s = a->cfg.interval_s;
+	return names_from_collector(a);
+}
+
+static int state_dir(struct agent *a, struct rv_err *err)
+{
+	const char *d = a->cfg.state_dir[0] ? a->cfg.state_dir : ".";
+
+	if (mkdir(d, 0755) != 0 && errno != EEXIST)
+		return rv_err_set(err, -errno, "state_dir %s: %s", d, rv_strerror(errno));
+	if (access(d, W_OK) != 0)
+		return rv_err_set(err, -errno, "state_dir %s: not writable: %s", d,
+				  rv_strerror(errno));
+	if ((size_t)snprintf(a->model_path, sizeof(a->model_path), "%s/%s", d, MODEL_FILE) >=
+	    sizeof(a->model_path))
+		return rv_err_set(err, -ENAMETOOLONG, "state_dir %s: path too long", d);
+	return 0;
+}
+
+static void host_name(struct agent *a)
+{
+	if (a->cfg.host[0]) {
+		snprintf(a->host, sizeof(a->host), "%.*s", (int)sizeof(a->host) - 1, a->cfg.host);
+	} else if (gethostname(a->host, sizeof(a->host)) != 0) {
+		snprintf(a->host, sizeof(a->host), "localhost");
+	}
+	a->host[sizeof(a->host) - 1] = '\0';
+}
+
+static void agent_free(struct agent *a)
+{
+	if (a->fitting) {
+		if (!pthread_equal(a->fit_tid, pthread_self()))
+			pthread_join(a->fit_tid, NULL);
+		rv_model_free(a->fit_model);
+		rv_table_free(a->fit_table);
+	}
+	agent_http_stop(a);
+	agent_sinks_close(a);
+	agent_store_close(a);
+	agent_drop_model(a);
+	free_channel_buffers(a);
+	free_names(a);
+	rv_collector_close(a->coll);
+	if (a->rd) {
+		rv_rvl_values_fini(&a->rv);
+		rv_rvl_reader_close(a->rd);
+	}
+	pthread_mutex_destroy(&a->mu);
+}
+
+int rv_agent_run(const struct rv_agent_opts *o, struct rv_err *err)
+{
+	struct agent a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.o = o;
+	a.cfg = *o->cfg;
+	pthread_mutex_init(&a.mu, NULL);
+	a.started_mono = (double)rv_clock_ns() * 1e-9;
+	a.started_wall = agent_wall_s();
+	a.next_refit = INFINITY;
+	host_name(&a);
+	detect_options(&a);
+	rc = state_dir(&a, err);
+	if (!rc)
+		rc = open_input(&a, err);
+	if (!rc && (rc = size_for_channels(&a)) == -ENOMEM)
+		rv_err_set(err, rc, "agent: out of memory");
+	if (!rc)
+		agent_warm_up(&a);
+	if (!rc)
+		agent_try_load_model(&a);
+	if (!rc && !a.model && a.cfg.learn_s <= 0)
+		rc = rv_err_set(err, -EINVAL,
+				"learn 0 needs a model fitted on these %zu channels in %s", a.nchan,
+				a.model_path);
+	if (!rc)
+		rc = agent_sinks_open(&a, err);
+	if (!rc)
+		rc = agent_http_start(&a, err);
+	if (rc) {
+		agent_free(&a);
+		return rc;
+	}
+	if (!a.model)
+		rv_info("agent: %zu channels; learning for %.0f s before the first alert", a.nchan,
+			a.cfg.learn_s);
+	else if (a.cfg.refit_s > 0)
+		a.next_refit = agent_wall_s() + a.cfg.refit_s;
+	rc = a.rd ? run_replay(&a, err) : run_live(&a);
+	close_all(&a);
+	if (rc < 0 && err && !err->code)
+		rv_err_set(err, rc, "agent: %s", rv_strerror(rc));
+	agent_free(&a);
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,164 @@
+/*
+ * agent_int.h - the agent's state, shared by agent.c (the loop), sinks.c
+ * (store, events, recording) and http.c (the HTTP handlers). Internal.
+ *
+ * Threads: the main thread samples, scores and writes the sinks; a fit
+ * thread fits models; libmicrohttpd's thread calls the handlers. Fields
+ * under "shared" are written by the main thread with `mu` held and read by
+ * the handlers with `mu` held; everything else belongs to the main thread.
+ */
+#ifndef RV_AGENT_AGENT_INT_H
+#define RV_AGENT_AGENT_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "agent/agent.h"
+#include "agent/ring.h"
+#include "collect/collector.h"
+#include "pipeline/detect.h"
+#include "pipeline/live.h"
+#include "record/rvl.h"
+#include "record/rvl_values.h"
+#include "serve/http.h"
+#include "store/store.h"
+
+enum {
+	AGENT_RECENT_MAX = 64,         /* closed incidents kept for the API */
+	AGENT_SOURCES_MAX = 64,
+	AGENT_HOST_MAX = 64,
+};
+
+enum agent_state { AGENT_LEARNING, AGENT_DETECTING };
+
+/* Where a sink failed: counted per sink, reported once until it recovers. */
+enum agent_sink { SINK_STORE, SINK_EVENTS, SINK_RECORD, SINK_MODEL, SINK_COUNT };
+
+struct agent_source_stat {
+	const char *name;
+	size_t nchan;
+	double last_s, total_s;
+};
+
+struct agent {
+	const struct rv_agent_opts *o;
+	struct rv_config cfg;              /* effective (SIGHUP changes some keys) */
+	char host[AGENT_HOST_MAX];
+	char model_path[4096];
+	double started_mono, started_wall;
+
+	/* input: the collector, or a recording being replayed */
+	struct rv_collector *coll;
+	struct rv_rvl_reader *rd;
+	struct rv_rvl_values rv;
+	size_t nchan;
+	char **names;                      /* nchan owned */
+	double *vals;                      /* nchan, this sample */
+	uint8_t *ok;
+	float *last;                       /* last valid value per channel (0 before any) */
+	double interval_s;                 /* expected time between samples */
+
+	/* history and scoring */
+	struct rv_ring ring;
+	size_t learn_rows, reservoir_rows;
+	struct rv_detect_opts dopts;
+	struct rv_model *model;
+	struct rv_live *live;
+	const float **wrows;               /* window row pointers */
+	size_t since_step;
+	size_t win;                        /* index of the next window */
+	struct rv_incmerge *mg;
+	double *inc_sum;                   /* per channel: sum of window means in the open incident */
+	size_t inc_n;
+	uint64_t open_reported;            /* id of the open incident last written, 0: none */
+	double open_written_ts;
+
+	/* fitting */
+	pthread_t fit_tid;
+	int fitting;                       /* a fit thread runs (or ran and was not joined) */
+	atomic_int fit_done;
+	struct rv_table *fit_table;
+	struct rv_model *fit_model;
+	struct rv_err fit_err;
+	int fit_rc;
+	double fit_secs;
+	const char *fit_reason;            /* "learn", "refit", "absorb" */
+	int absorbing;                     /* an absorb refit runs: flags wait for it */
+	double last_fit_wall;              /* data time of the last fit's end, 0: none */
+	double next_refit;                 /* data time of the next refit */
+
+	/* sinks */
+	struct rv_store *store;
+	FILE *events;
+	int events_owned;
+	struct rv_rvl_writer *rec;
+	struct rv_rvl_chan *rec_ch;
+	char rec_path[4200];
+	double rec_opened;
+	uint64_t rec_bytes;
+	int sink_failing[SINK_COUNT];
+
+	/* HTTP */
+	struct rv_http *http;
+
+	/* shared (mu) */
+	pthread_mutex_t mu;
+	enum agent_state state;
+	double learn_progress, learn_remaining_s;
+	double data_ts;                    /* timestamp of the last sample */
+	uint64_t samples, missed, windows_scored, windows_flagged, fits;
+	double last_fused, fused_threshold;
+	int last_anomaly;
+	double det_score[RV_DET_COUNT], det_threshold[RV_DET_COUNT];
+	int det_fired[RV_DET_COUNT];
+	unsigned det_enabled;
+	double last_score_s;               /* time the last window took to score */
+	double model_fitted_at, model_fit_s;
+	size_t model_features, model_train_windows;
+	uint64_t incidents_total[RV_SUB_COUNT];
+	int open_valid;
+	struct rv_store_incident open_inc;
+	struct rv_store_incident recent[AGENT_RECENT_MAX];
+	size_t nrecent, recent_next;
+	uint64_t sink_errors[SINK_COUNT];
+	struct agent_source_stat src[AGENT_SOURCES_MAX];
+	size_t nsrc;
+	double *shown;                     /* nchan last values for /metrics (raw_channels) */
+	uint8_t *shown_ok;
+	double cpu_s;
+};
+
+/* sinks.c */
+int agent_sinks_open(struct agent *a, struct rv_err *err);
+void agent_sinks_close(struct agent *a);   /* events and recording; the store stays */
+void agent_store_close(struct agent *a);
+/* Writes an incident (open or closed) to the store, the events and the log. */
+void agent_report_incident(struct agent *a, const struct rv_store_incident *inc, const char *event);
+void agent_record_sample(struct agent *a, int64_t t_ns);
+void agent_sink_result(struct agent *a, enum agent_sink s, int rc, const struct rv_err *err);
+void agent_store_fit(struct agent *a, const char *reason);
+
+/* http.c */
+int agent_http_start(struct agent *a, struct rv_err *err);
+void agent_http_stop(struct agent *a);
+
+/* agent.c */
+const char *agent_det_name(int d);
+double agent_wall_s(void);              /* CLOCK_REALTIME, seconds */
+
+/* model.c */
+void agent_drop_model(struct agent *a);
+/* Loads state_dir's model when it was fitted on these channels. */
+void agent_try_load_model(struct agent *a);
+/* A fit on the history: "learn" (every row), "refit" (the newest
+ * reservoir_rows normal rows) or "absorb" (the newest reservoir_rows,
+ * flagged or not); inline_fit runs it in this thread. */
+void agent_start_fit(struct agent *a, const char *reason, int inline_fit);
+/* Takes the memory fits and scoring keep, before the first sample. */
+void agent_warm_up(struct agent *a);
+/* Joins a finished fit, installs and saves its model. */
+void agent_finish_fit(struct agent *a, double now_data);
+
+#endif

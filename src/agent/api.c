@@ -1,0 +1,397 @@
+/*
+ * api.c - the agent's HTTP side: /metrics (Prometheus text format),
+ * /api/v1/status, /api/v1/incidents and the dashboard page at /.
+ *
+ * Handlers run on libmicrohttpd's thread and read only the agent's shared
+ * fields, under its mutex; the page is built outside the lock where it can
+ * be (incidents are copied first).
+ */
+#include "agent/agent_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/sbuf.h"
+#include "base/log.h"
+#include "serve/dashboard.h"
+#include "serve/promtext.h"
+
+void agent_incident_json(struct rv_sb *b, const struct rv_store_incident *in);
+
+static const char *const sink_label[SINK_COUNT] = { "store", "events", "record", "model" };
+
+static double now_mono(void)
+{
+	return (double)rv_clock_ns() * 1e-9;
+}
+
+/* ------------------------------------------------------------- /metrics */
+
+static void gauge(struct rv_promtext *p, const char *name, const char *help, double v)
+{
+	rv_prom_family(p, name, "gauge", help);
+	rv_prom_sample(p, name, NULL, v);
+}
+
+static void counter(struct rv_promtext *p, const char *name, const char *help, double v)
+{
+	rv_prom_family(p, name, "counter", help);
+	rv_prom_sample(p, name, NULL, v);
+}
+
+static void metrics_page(struct agent *a, struct rv_promtext *p)
+{
+	const char *lab[5] = { NULL };
+	char ver[32];
+
+	snprintf(ver, sizeof(ver), "%s", REVEAL_VERSION);
+	rv_prom_family(p, "reveal_build_info", "gauge", "reveal's version (value 1)");
+	lab[0] = "version";
+	lab[1] = ver;
+	lab[2] = "host";
+	lab[3] = a->host;
+	lab[4] = NULL;
+	rv_prom_sample(p, "reveal_build_info", lab, 1.0);
+	gauge(p, "reveal_uptime_seconds", "Seconds since the agent started",
+	      now_mono() - a->started_mono);
+	counter(p, "reveal_cpu_seconds_total", "CPU time used by the agent (user + system)",
+		a->cpu_s);
+	gauge(p, "reveal_channels", "Channels collected", (double)a->nchan);
+	gauge(p, "reveal_interval_seconds", "Sampling interval", a->interval_s);
+	counter(p, "reveal_samples_total", "Samples taken", (double)a->samples);
+	counter(p, "reveal_samples_missed_total",
+		"Sampling deadlines missed (the sweep ran late; samples dropped, never made up)",
+		(double)a->missed);
+	rv_prom_family(p, "reveal_source_channels", "gauge", "Channels per source");
+	for (size_t i = 0; i < a->nsrc; i++) {
+		const char *l[] = { "source", a->src[i].name, NULL };
+		rv_prom_sample(p, "reveal_source_channels", l, (double)a->src[i].nchan);
+	}
+	rv_prom_family(p, "reveal_source_collect_seconds", "gauge",
+		       "Time the last sweep spent reading each source");
+	for (size_t i = 0; i < a->nsrc; i++) {
+		const char *l[] = { "source", a->src[i].name, NULL };
+		rv_prom_sample(p, "reveal_source_collect_seconds", l, a->src[i].last_s);
+	}
+	rv_prom_family(p, "reveal_source_collect_seconds_total", "counter",
+		       "Time spent reading each source since the start");
+	for (size_t i = 0; i < a->nsrc; i++) {
+		const char *l[] = { "source", a->src[i].name, NULL };
+		rv_prom_sample(p, "reveal_source_collect_seconds_total", l, a->src[i].total_s);
+	}
+	gauge(p, "reveal_learning", "1 while the agent learns the host's normal behaviour",
+	      a->state == AGENT_LEARNING ? 1.0 : 0.0);
+	gauge(p, "reveal_learning_progress_ratio", "Share of the learning period done",
+	      a->learn_progress);
+	counter(p, "reveal_model_fits_total", "Models fitted (learning and refits)",
+		(double)a->fits);
+	if (a->state == AGENT_DETECTING) {
+		gauge(p, "reveal_model_fitted_timestamp_seconds", "When the model in use was fitted",
+		      a->model_fitted_at);
+		gauge(p, "reveal_model_train_windows", "Windows the model in use was fitted on",
+		      (double)a->model_train_windows);
+		rv_prom_family(p, "reveal_detector_score", "gauge",
+			       "Each detector's score of the last window");
+		for (int d = 0; d < RV_DET_COUNT; d++)
+			if ((a->det_enabled >> d) & 1u) {
+				const char *l[] = { "detector", agent_det_name(d), NULL };
+				rv_prom_sample(p, "reveal_detector_score", l, a->det_score[d]);
+			}
+		rv_prom_family(p, "reveal_detector_threshold", "gauge",
+			       "Each detector's threshold (a score above it fires)");
+		for (int d = 0; d < RV_DET_COUNT; d++)
+			if ((a->det_enabled >> d) & 1u) {
+				const char *l[] = { "detector", agent_det_name(d), NULL };
+				rv_prom_sample(p, "reveal_detector_threshold", l, a->det_threshold[d]);
+			}
+		gauge(p, "reveal_fused_score",
+		      "Fused score of the last window (the detectors' score/threshold ratios combined)",
+		      a->last_fused);
+		gauge(p, "reveal_fused_threshold", "A fused score above this flags the window",
+		      a->fused_threshold);
+		gauge(p, "reveal_anomaly", "1 when the last window was flagged", a->last_anomaly);
+		gauge(p, "reveal_window_score_seconds", "Time scoring the last window took",
+		      a->last_score_s);
+	}
+	counter(p, "reveal_windows_scored_total", "Windows scored", (double)a->windows_scored);
+	counter(p, "reveal_windows_flagged_total", "Windows flagged", (double)a->windows_flagged);
+	rv_prom_family(p, "reveal_incidents_open", "gauge", "Open incidents by subsystem");
+	for (int s = 0; s < RV_SUB_COUNT; s++) {
+		const char *l[] = { "subsystem", rv_subsystem_name((enum rv_subsystem)s), NULL };
+		int open = a->open_valid &&
+			   strcmp(a->open_inc.subsystem, rv_subsystem_name((enum rv_subsystem)s)) == 0;
+		rv_prom_sample(p, "reveal_incidents_open", l, open ? 1.0 : 0.0);
+	}
+	rv_prom_family(p, "reveal_incidents_total", "counter",
+		       "Incidents opened since the start, by subsystem");
+	for (int s = 0; s < RV_SUB_COUNT; s++) {
+		const char *l[] = { "subsystem", rv_subsystem_name((enum rv_subsystem)s), NULL };
+		rv_prom_sample(p, "reveal_incidents_total", l, (double)a->incidents_total[s]);
+	}
+	rv_prom_family(p, "reveal_sink_errors_total", "counter",
+		       "Failed writes per sink (store, events, record, model)");
+	for (int s = 0; s < SINK_COUNT; s++) {
+		const char *l[] = { "sink", sink_label[s], NULL };
+		rv_prom_sample(p, "reveal_sink_errors_total", l, (double)a->sink_errors[s]);
+	}
+	if (a->cfg.http.raw_channels) {
+		rv_prom_family(p, "reveal_channel_value", "gauge",
+			       "Last value of each channel (gauges as read, counters as rates per "
+			       "second); absent when the last sample had none");
+		for (size_t c = 0; c < a->nchan; c++)
+			if (a->shown_ok[c]) {
+				const char *l[] = { "channel", a->names[c], NULL };
+				rv_prom_sample(p, "reveal_channel_value", l, a->shown[c]);
+			}
+	}
+}
+
+static int h_metrics(void *ctx, const struct rv_http_req *req, struct rv_http_resp *resp)
+{
+	struct agent *a = ctx;
+	struct rv_promtext p;
+	const char *text;
+	size_t len;
+	int rc;
+
+	(void)req;
+	rv_prom_init(&p);
+	pthread_mutex_lock(&a->mu);
+	metrics_page(a, &p);
+	pthread_mutex_unlock(&a->mu);
+	if (rv_prom_failed(&p)) {
+		rv_prom_fini(&p);
+		return -ENOMEM;
+	}
+	text = rv_prom_text(&p, &len);
+	resp->status = 200;
+	resp->content_type = RV_PROM_CONTENT_TYPE;
+	rc = rv_http_resp_body(resp, text, len);
+	rv_prom_fini(&p);
+	return rc;
+}
+
+/* ---------------------------------------------------------- /api/v1 */
+
+static int send_sb(struct rv_http_resp *resp, struct rv_sb *b)
+{
+	size_t len;
+	char *buf;
+
+	if (rv_sb_failed(b)) {
+		rv_sb_fini(b);
+		return -ENOMEM;
+	}
+	buf = rv_sb_take(b, &len);
+	if (!buf)
+		return -ENOMEM;
+	resp->status = 200;
+	resp->content_type = "application/json";
+	rv_http_resp_take(resp, buf, len);
+	return 0;
+}
+
+static int h_status(void *ctx, const struct rv_http_req *req, struct rv_http_resp *resp)
+{
+	struct agent *a = ctx;
+	struct rv_sb b;
+
+	(void)req;
+	rv_sb_init(&b);
+	pthread_mutex_lock(&a->mu);
+	rv_sb_printf(&b, "{\"host\":");
+	rv_sb_json_str(&b, a->host);
+	rv_sb_printf(&b, ",\"version\":");
+	rv_sb_json_str(&b, REVEAL_VERSION);
+	rv_sb_printf(&b, ",\"state\":\"%s\",\"learn_progress\":",
+		     a->state == AGENT_LEARNING ? "learning" : "detecting");
+	rv_sb_json_num(&b, a->learn_progress);
+	rv_sb_printf(&b, ",\"learn_remaining_s\":");
+	rv_sb_json_num(&b, a->learn_remaining_s);
+	rv_sb_printf(&b, ",\"uptime_s\":");
+	rv_sb_json_num(&b, now_mono() - a->started_mono);
+	rv_sb_printf(&b, ",\"interval_s\":");
+	rv_sb_json_num(&b, a->interval_s);
+	rv_sb_printf(&b, ",\"channels\":%zu,\"samples\":%llu,\"samples_missed\":%llu", a->nchan,
+		     (unsigned long long)a->samples, (unsigned long long)a->missed);
+	rv_sb_printf(&b, ",\"windows_scored\":%llu,\"windows_flagged\":%llu",
+		     (unsigned long long)a->windows_scored, (unsigned long long)a->windows_flagged);
+	rv_sb_printf(&b, ",\"fused_score\":");
+	rv_sb_json_num(&b, a->state == AGENT_DETECTING && a->windows_scored ? a->last_fused : NAN);
+	rv_sb_printf(&b, ",\"fused_threshold\":");
+	rv_sb_json_num(&b, a->state == AGENT_DETECTING ? a->fused_threshold : NAN);
+	rv_sb_printf(&b, ",\"anomaly\":%s,\"detectors\":[", a->last_anomaly ? "true" : "false");
+	for (int d = 0, k = 0; a->state == AGENT_DETECTING && d < RV_DET_COUNT; d++) {
+		if (!((a->det_enabled >> d) & 1u))
+			continue;
+		rv_sb_printf(&b, "%s{\"name\":", k++ ? "," : "");
+		rv_sb_json_str(&b, agent_det_name(d));
+		rv_sb_printf(&b, ",\"score\":");
+		rv_sb_json_num(&b, a->windows_scored ? a->det_score[d] : NAN);
+		rv_sb_printf(&b, ",\"threshold\":");
+		rv_sb_json_num(&b, a->det_threshold[d]);
+		rv_sb_printf(&b, ",\"fired\":%s}", a->det_fired[d] ? "true" : "false");
+	}
+	rv_sb_printf(&b, "],\"model\":");
+	if (a->state == AGENT_DETECTING) {
+		rv_sb_printf(&b, "{\"fitted_at\":");
+		rv_sb_json_num(&b, a->model_fitted_at);
+		rv_sb_printf(&b, ",\"fit_s\":");
+		rv_sb_json_num(&b, a->model_fit_s);
+		rv_sb_printf(&b, ",\"train_windows\":%zu,\"features\":%zu,\"fits\":%llu}",
+			     a->model_train_windows, a->model_features, (unsigned long long)a->fits);
+	} else {
+		rv_sb_printf(&b, "null");
+	}
+	{
+		unsigned long long total = 0;
+		for (int s = 0; s < RV_SUB_COUNT; s++)
+			total += a->incidents_total[s];
+		rv_sb_printf(&b, ",\"open_incidents\":%d,\"incidents_total\":%llu",
+			     a->open_valid ? 1 : 0, total);
+	}
+	rv_sb_printf(&b, ",\"sink_errors\":{");
+	for (int s = 0; s < SINK_COUNT; s++)
+		rv_sb_printf(&b, "%s\"%s\":%llu", s ? "," : "", sink_label[s],
+			     (unsigned long long)a->sink_errors[s]);
+	rv_sb_printf(&b, "},\"sources\":[");
+	for (size_t i = 0; i < a->nsrc; i++) {
+		rv_sb_printf(&b, "%s{\"name\":", i ? "," : "");
+		rv_sb_json_str(&b, a->src[i].name);
+		rv_sb_printf(&b, ",\"channels\":%zu,\"last_us\":", a->src[i].nchan);
+		rv_sb_json_num(&b, a->src[i].last_s * 1e6);
+		rv_sb_printf(&b, "}");
+	}
+	rv_sb_printf(&b, "],\"unavailable\":[");
+	for (size_t i = 0; a->coll && i < rv_collector_nunavail(a->coll); i++) {
+		rv_sb_printf(&b, "%s{\"source\":", i ? "," : "");
+		rv_sb_json_str(&b, rv_collector_unavail_source(a->coll, i));
+		rv_sb_printf(&b, ",\"reason\":");
+		rv_sb_json_str(&b, rv_collector_unavail_reason(a->coll, i));
+		rv_sb_printf(&b, "}");
+	}
+	rv_sb_printf(&b, "]}\n");
+	pthread_mutex_unlock(&a->mu);
+	return send_sb(resp, &b);
+}
+
+/*
+ * Incidents: the open one, then the closed ones newest first. From the
+ * store when there is one (everything it keeps, `limit` at most, default
+ * 100), else from the last AGENT_RECENT_MAX kept in memory.
+ */
+struct list_ctx {
+	struct rv_sb *b;
+	size_t n;
+	uint64_t skip_id;
+};
+
+static int list_one(void *ctx, const struct rv_store_incident *in)
+{
+	struct list_ctx *l = ctx;
+
+	if (in->id == l->skip_id)
+		return 0;
+	rv_sb_printf(l->b, "%s", l->n++ ? ",\n" : "\n");
+	agent_incident_json(l->b, in);
+	return 0;
+}
+
+static int h_incidents(void *ctx, const struct rv_http_req *req, struct rv_http_resp *resp)
+{
+	struct agent *a = ctx;
+	const char *q = rv_http_query(req, "limit");
+	size_t limit = 100;
+	struct rv_store_incident open, *recent = NULL;
+	size_t nrecent = 0;
+	int have_open, rc = 0;
+	struct rv_sb b;
+	struct list_ctx l = { &b, 0, 0 };
+
+	if (q) {
+		char *end;
+		unsigned long v = strtoul(q, &end, 10);
+
+		if (*q == '\0' || *end != '\0' || v == 0 || v > 100000) {
+			resp->status = 400;
+			resp->content_type = "text/plain; charset=utf-8";
+			return rv_http_resp_text(resp, "limit: want 1 to 100000\n");
+		}
+		limit = v;
+	}
+	recent = calloc(AGENT_RECENT_MAX, sizeof(*recent));
+	if (!recent)
+		return -ENOMEM;
+	pthread_mutex_lock(&a->mu);
+	have_open = a->open_valid;
+	if (have_open)
+		open = a->open_inc;
+	for (size_t i = 0; i < a->nrecent; i++)
+		recent[nrecent++] =
+			a->recent[(a->recent_next + AGENT_RECENT_MAX - 1 - i) % AGENT_RECENT_MAX];
+	pthread_mutex_unlock(&a->mu);
+
+	rv_sb_init(&b);
+	rv_sb_printf(&b, "{\"incidents\":[");
+	if (have_open) {
+		list_one(&l, &open);
+		l.skip_id = open.id;
+	}
+	if (a->cfg.store.path[0]) {
+		/* a connection of this thread's own: the agent's is not shared */
+		struct rv_store *st = NULL;
+		struct rv_err err = { 0 };
+
+		rc = rv_store_open(a->cfg.store.path, &st, &err);
+		if (!rc)
+			rc = rv_store_list_incidents(st, -INFINITY, limit, list_one, &l, &err);
+		rv_store_close(st);
+		if (rc)
+			rv_warn("agent: /api/v1/incidents: %s", rv_err_text(&err, rc));
+	}
+	if (!a->cfg.store.path[0] || rc)
+		for (size_t i = 0; i < nrecent && l.n < limit; i++)
+			list_one(&l, &recent[i]);
+	rv_sb_printf(&b, "\n]}\n");
+	free(recent);
+	return send_sb(resp, &b);
+}
+
+static int h_dashboard(void *ctx, const struct rv_http_req *req, struct rv_http_resp *resp)
+{
+	(void)ctx;
+	(void)req;
+	resp->status = 200;
+	resp->content_type = "text/html; charset=utf-8";
+	return rv_http_resp_text(resp, rv_dashboard_html);
+}
+
+int agent_http_start(struct agent *a, struct rv_err *err)
+{
+	const struct rv_http_route routes[] = {
+		{ "/metrics", h_metrics, a },
+		{ "/api/v1/status", h_status, a },
+		{ "/api/v1/incidents", h_incidents, a },
+		{ "/", h_dashboard, a },
+	};
+	struct rv_http_limits lim = { .max_connections = a->cfg.http.max_connections,
+				      .timeout_s = RV_HTTP_DEF_TIMEOUT_S,
+				      .threads = 1 };
+	int rc;
+
+	if (!a->cfg.http.listen[0])
+		return 0;
+	rc = rv_http_start(a->cfg.http.listen, routes, sizeof(routes) / sizeof(routes[0]), &lim,
+			   &a->http, err);
+	if (!rc)
+		rv_info("agent: serving http://%s/ (metrics at /metrics)", a->cfg.http.listen);
+	return rc;
+}
+
+void agent_http_stop(struct agent *a)
+{
+	rv_http_stop(a->http);
+	a->http = NULL;
+}
