@@ -20,7 +20,7 @@ deps:
 	@scripts/install-deps.sh
 
 run: deps build
-	@scripts/run-demo.sh $(BUILD)/reveal
+	@scripts/run-agent.sh $(BUILD)/reveal
 
 test: deps test-release test-san test-fuzz
 

@@ -279,6 +279,8 @@ int rv_cmd_agent(int argc, char **argv)
 	sa.sa_handler = on_hup;
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* a file size limit (ulimit -f) is one more full disk: a write error */
+	signal(SIGXFSZ, SIG_IGN);
 
 	o.cfg = &cfg;
 	o.config_path = g.config;

@@ -7,13 +7,13 @@
 # no target drives the perf source.
 B       ?= build-fuzz
 CC      := clang
-MODULES := base catalog derive collect record features detect explain pipeline
+MODULES := base catalog derive collect record features detect explain pipeline config
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS   := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 CFLAGS  := -g -O1 -std=c11 -D_GNU_SOURCE -DREVEAL_VERSION=\"fuzz\" -Isrc $(BLAS_CFLAGS) \
            -Wall -Wextra -Wno-unused-parameter -MMD -MP
-LIBS    := -lz -lm -lpthread -ldl $(BLAS_LIBS) -llapacke -llapack
+LIBS    := -lz -lm -lpthread -ldl -lyaml $(BLAS_LIBS) -llapacke -llapack
 
 LIBSRC  := $(filter-out %_test.c,$(wildcard $(patsubst %,src/%/*.c,$(MODULES))))
 LIBOBJ  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIBSRC))

@@ -132,6 +132,7 @@ seed() {	# seed TARGET DIR
 		;;
 	model)      cp "$R/seeds/model/payload" "$R/seeds/model/file" "$2/" 2>/dev/null ;;
 	rvl)        cp "$R/seeds/rvl/small.rvl" "$2/" 2>/dev/null ;;
+	config)     cp deploy/reveal.yaml "$2/" ;;
 	esac
 	if [ -d "tests/fuzz/corpus/$1" ]; then
 		cp tests/fuzz/corpus/"$1"/* "$2/" 2>/dev/null
