@@ -181,7 +181,7 @@ static void segment_base(const struct agent *a, char *base, size_t cap)
 }
 
 struct seg {
-	char path[4200];
+	char path[4096 + 256 + 2];     /* dir, "/", a directory entry name */
 	double mtime;
 	uint64_t size;
 };
