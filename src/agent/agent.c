@@ -385,7 +385,8 @@ static void take_sample(struct agent *a, double ts, int64_t t_ns)
 
 	if (a->fitting && atomic_load(&a->fit_done))
 		agent_finish_fit(a, ts);
-	if (!a->model && !a->fitting && a->ring.pushed >= a->learn_rows && a->ring.pushed >= 2)
+	if (!a->model && !a->fitting && a->ring.pushed >= a->learn_rows && a->ring.pushed >= 2 &&
+	    (isinf(a->next_refit) || ts >= a->next_refit))
 		agent_start_fit(a, "learn", a->rd != NULL);
 	else if (a->model && !a->fitting && ts >= a->next_refit)
 		agent_start_fit(a, "refit", a->rd != NULL);
@@ -431,6 +432,8 @@ static void reload_config(struct agent *a)
 	}
 	rv_config_defaults(&c);
 	rc = rv_config_load(a->o->config_path, &c, &err);
+	for (size_t i = 0; !rc && i < a->o->nset; i++)
+		rc = rv_config_set(&c, a->o->set_keys[i], a->o->set_vals[i], &err);
 	if (!rc)
 		rc = rv_config_check(&c, &err);
 	if (rc) {
@@ -610,6 +613,10 @@ static int run_replay(struct agent *a, struct rv_err *err)
 		return rc;
 	if (a->fitting)
 		agent_finish_fit(a, a->data_ts);
+	if (!a->model)
+		rv_warn("agent: the recording ended while still learning (%llu samples, %zu "
+			"needed): nothing was scored",
+			(unsigned long long)a->ring.pushed, a->learn_rows);
 	return 0;
 }
 
@@ -721,13 +728,13 @@ int rv_agent_run(const struct rv_agent_opts *o, struct rv_err *err)
 	if (!rc)
 		agent_warm_up(&a);
 	if (!rc)
+		rc = agent_sinks_open(&a, err);
+	if (!rc)
 		agent_try_load_model(&a);
 	if (!rc && !a.model && a.cfg.learn_s <= 0)
 		rc = rv_err_set(err, -EINVAL,
 				"learn 0 needs a model fitted on these %zu channels in %s", a.nchan,
 				a.model_path);
-	if (!rc)
-		rc = agent_sinks_open(&a, err);
 	if (!rc)
 		rc = agent_http_start(&a, err);
 	if (rc) {

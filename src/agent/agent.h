@@ -30,6 +30,10 @@
 struct rv_agent_opts {
 	const struct rv_config *cfg;   /* checked (rv_config_check) */
 	const char *config_path;       /* reloaded on SIGHUP; NULL: none */
+	/* Flags given as keys (rv_config_set), applied again over the file
+	 * at every reload, as they were at start. */
+	const char *const *set_keys, *const *set_vals;
+	size_t nset;
 	const char *replay;            /* a .rvl recording to replay instead of the host */
 	double speed;                  /* replay speed: 1 real time, 0 as fast as possible */
 	FILE *out;                     /* the stream for events path "-" (stdout) */

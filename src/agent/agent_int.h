@@ -98,6 +98,7 @@ struct agent {
 	char rec_path[4200];
 	double rec_opened;
 	uint64_t rec_bytes;
+	size_t rec_buffered;               /* samples in the open block */
 	int sink_failing[SINK_COUNT];
 
 	/* HTTP */

@@ -271,6 +271,7 @@ static int open_segment(struct agent *a, double ts, struct rv_err *err)
 	rc = rv_rvl_writer_open(a->rec_path, a->rec_ch, n, 0, &a->rec, err);
 	a->rec_opened = ts;
 	a->rec_bytes = 0;
+	a->rec_buffered = 0;
 	if (!rc)
 		rv_info("agent: recording to %s", a->rec_path);
 	return rc;
@@ -313,6 +314,11 @@ void agent_record_sample(struct agent *a, int64_t t_ns)
 	}
 	rv_collector_raw(a->coll, &raw, &ok);
 	rc = rv_rvl_writer_append(a->rec, t_ns, raw, ok, &err);
+	/* a sample that only went into the open block says nothing about the
+	 * disk: only a block written (or failed) is a result */
+	if (!rc && ++a->rec_buffered < rv_rvl_writer_block_samples(a->rec))
+		return;
+	a->rec_buffered = 0;
 	agent_sink_result(a, SINK_RECORD, rc, &err);
 }
 
@@ -329,7 +335,7 @@ int agent_sinks_open(struct agent *a, struct rv_err *err)
 		if (rc)
 			return rc;
 		/* what was open when the agent last stopped is over */
-		rv_store_close_open_incidents(a->store, a->started_wall, NULL);
+		rv_store_close_open_incidents(a->store, NAN, NULL);   /* keep their last end */
 		if (rv_store_max_incident_id(a->store, &max_id, NULL) == 0 && a->mg)
 			rv_incmerge_set_next_id(a->mg, max_id + 1);
 	}

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,17 @@ static const struct flag_key flag_keys[] = {
 	{ 'L', "--learn", "learn" },          { 'R', "--record", "record.path" },
 	{ 'D', "--state-dir", "state_dir" },
 };
+
+/* perf keeps up to 17 descriptors per CPU open: take the hard limit. */
+static void raise_open_files(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
 
 static int check_config(const char *path)
 {
@@ -281,9 +293,13 @@ int rv_cmd_agent(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	/* a file size limit (ulimit -f) is one more full disk: a write error */
 	signal(SIGXFSZ, SIG_IGN);
+	raise_open_files();
 
 	o.cfg = &cfg;
 	o.config_path = g.config;
+	o.set_keys = g.set_key;
+	o.set_vals = g.set_val;
+	o.nset = g.nset;
 	o.replay = g.replay;
 	o.speed = g.speed;
 	o.out = stdout;

@@ -35,19 +35,9 @@ json() {
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
 }
 
-# wait_for SECONDS CMD...: retries CMD every second until it succeeds.
-# The polls use curl and grep only: the agent watches this host, and a
-# Python started twice a second would be an anomaly of its own (committed
-# memory, tasks).
-wait_for() {
-	wf_end=$(($(date +%s) + $1))
-	shift
-	while ! "$@"; do
-		[ "$(date +%s)" -ge "$wf_end" ] && return 1
-		sleep 1
-	done
-	return 0
-}
+# The polls (wait_for, lib.sh.inc) use curl and grep only: the agent
+# watches this host, and a Python started twice a second would be an
+# anomaly of its own (committed memory, tasks).
 
 AP=$(free_port)
 PP=$(free_port)
