@@ -196,6 +196,32 @@ static int size_for_channels(struct agent *a)
 
 /* ----------------------------------------------------------- incidents */
 
+/* "cpu:0.712,mem:0.204": subsystems with at least 1 % of the weight,
+ * largest first. */
+static void rank_subsystems(const struct rv_incident *in, char *buf, size_t cap)
+{
+	int order[RV_SUB_COUNT], n = 0;
+	size_t len = 0;
+
+	for (int k = 0; k < RV_SUB_COUNT; k++) {
+		int j = n++;
+
+		for (; j > 0 && in->sub_share[order[j - 1]] < in->sub_share[k]; j--)
+			order[j] = order[j - 1];
+		order[j] = k;
+	}
+	buf[0] = '\0';
+	for (int i = 0; i < n && len < cap; i++) {
+		if (in->sub_share[order[i]] < 0.01)
+			break;
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s:%.3f", i ? "," : "",
+					rv_subsystem_name((enum rv_subsystem)order[i]),
+					in->sub_share[order[i]]);
+	}
+	if (len >= cap)
+		buf[0] = '\0';
+}
+
 static void fill_incident(struct agent *a, const struct rv_incident *in, int open,
 			  struct rv_store_incident *out)
 {
@@ -209,6 +235,7 @@ static void fill_incident(struct agent *a, const struct rv_incident *in, int ope
 	out->mean_score = in->mean_score;
 	out->detectors = in->detectors;
 	snprintf(out->subsystem, sizeof(out->subsystem), "%s", rv_subsystem_name(in->subsystem));
+	rank_subsystems(in, out->subsystems, sizeof(out->subsystems));
 	snprintf(out->host, sizeof(out->host), "%s", a->host);
 	out->nsig = in->ntop < RV_STORE_SIG_MAX ? in->ntop : RV_STORE_SIG_MAX;
 	for (size_t i = 0; i < out->nsig; i++) {

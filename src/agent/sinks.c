@@ -42,6 +42,49 @@ void agent_sink_result(struct agent *a, enum agent_sink s, int rc, const struct 
 
 /* ----------------------------------------------------------- events */
 
+/* Severity from the peak fused score (1 is the threshold): a window at
+ * twice its threshold or less is minor, up to five times major, above that
+ * critical. */
+const char *agent_severity(double peak)
+{
+	return !(peak > 2.0) ? "minor" : peak <= 5.0 ? "major" : "critical";
+}
+
+/* ,"subsystems":[{"name":"cpu","share":0.712},...] from "cpu:0.712,...";
+ * an entry that is not a name and a number (a store edited by hand) is
+ * left out. */
+static void subsystems_json(struct rv_sb *b, const char *text)
+{
+	const char *p = text;
+	int k = 0;
+
+	rv_sb_printf(b, ",\"subsystems\":[");
+	while (*p) {
+		char name[RV_STORE_SUBSYS_LEN];
+		size_t n = strcspn(p, ":,");
+		char *end;
+		double share;
+
+		if (p[n] != ':' || n == 0 || n >= sizeof(name))
+			break;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		share = strtod(p + n + 1, &end);
+		if (end != p + n + 1 && (*end == ',' || *end == '\0')) {
+			rv_sb_printf(b, "%s{\"name\":", k++ ? "," : "");
+			rv_sb_json_str(b, name);
+			rv_sb_printf(b, ",\"share\":");
+			rv_sb_json_num(b, share);
+			rv_sb_printf(b, "}");
+		}
+		p = strchr(p + n + 1, ',');
+		if (!p)
+			break;
+		p++;
+	}
+	rv_sb_printf(b, "]");
+}
+
 static void incident_json(struct rv_sb *b, const struct rv_store_incident *in, const char *event)
 {
 	rv_sb_printf(b, "{");
@@ -65,8 +108,11 @@ static void incident_json(struct rv_sb *b, const struct rv_store_incident *in, c
 	rv_sb_json_num(b, in->peak_score);
 	rv_sb_printf(b, ",\"mean_score\":");
 	rv_sb_json_num(b, in->mean_score);
+	rv_sb_printf(b, ",\"severity\":");
+	rv_sb_json_str(b, agent_severity(in->peak_score));
 	rv_sb_printf(b, ",\"subsystem\":");
 	rv_sb_json_str(b, in->subsystem);
+	subsystems_json(b, in->subsystems);
 	rv_sb_printf(b, ",\"detectors\":[");
 	for (int d = 0, k = 0; d < RV_DET_COUNT; d++)
 		if ((in->detectors >> d) & 1u) {

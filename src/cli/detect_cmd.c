@@ -682,6 +682,25 @@ static int close_output(FILE *f, const char *path, const char *tmp, int rc)
 	return rc;
 }
 
+/* A recording's channels in the model's order (rv_model_align_table),
+ * with a warning that says what differed. */
+static int align_recording(const struct rv_model *m, struct rv_table **test)
+{
+	struct rv_err err = { 0 };
+	size_t added = 0, dropped = 0;
+	int rc = rv_model_align_table(m, test, &added, &dropped, &err);
+
+	if (rc) {
+		rv_error("%s", rv_err_text(&err, rc));
+		return rc;
+	}
+	if (added || dropped)
+		rv_warn("%s: %zu channel(s) of the model had no value in this recording (held at "
+			"their training mean), %zu channel(s) the model does not know left out",
+			(*test)->path, added, dropped);
+	return 0;
+}
+
 static int run_test(const struct detect_args *a, const struct rv_model *m,
 		    const struct rv_table *test, struct rv_detect_stats *st)
 {
@@ -761,6 +780,8 @@ int rv_cmd_detect(int argc, char **argv)
 		rc = obtain_model(&a, train, &m, &st);
 	rv_table_free(train);
 	train_feat_s = st.features_s;
+	if (!rc && is_rvl(a.test))
+		rc = align_recording(m, &test);
 	if (!rc)
 		rc = run_test(&a, m, test, &st);
 	rv_table_free(test);

@@ -143,6 +143,8 @@ static void summarise(const struct rv_incmerge *m, struct rv_incident *in)
 		sub_sum[m->chan_sub[c]] += m->acc[c];
 	}
 	in->mean_score = m->score_sum / (double)in->flagged;
+	for (int k = 0; k < RV_SUB_COUNT; k++)
+		in->sub_share[k] = total > 0 ? sub_sum[k] / total : 0.0;
 	in->subsystem = RV_SUB_OTHER;
 	double best = 0;
 	for (int s = 0; s < RV_SUB_COUNT; s++) {

@@ -36,6 +36,7 @@ struct rv_incident {
 	double peak_score, mean_score;
 	unsigned detectors;          /* OR of the detector bits that fired inside */
 	enum rv_subsystem subsystem; /* subsystem with the largest accumulated weight */
+	double sub_share[RV_SUB_COUNT]; /* each subsystem's share of the weight, 0..1 */
 	size_t ntop;
 	uint32_t top[RV_INCIDENT_TOP_MAX];       /* channel indices, most responsible first */
 	double top_weight[RV_INCIDENT_TOP_MAX];  /* their share of the total weight, 0..1 */

@@ -316,3 +316,60 @@ int rv_model_check_table(const struct rv_model *m, const struct rv_table *t, str
 				  t->path, t->nrows, m->window);
 	return 0;
 }
+
+static size_t find_column(const struct rv_table *t, const char *name)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		if (strcmp(t->names[c], name) == 0)
+			return c;
+	return SIZE_MAX;
+}
+
+int rv_model_align_table(const struct rv_model *m, struct rv_table **t, size_t *added,
+			 size_t *dropped, struct rv_err *err)
+{
+	const struct rv_table *in = *t;
+	struct rv_table *out;
+	size_t n_added = 0, n_kept = 0;
+	int same = in->ncols == m->nchan;
+
+	for (size_t c = 0; same && c < m->nchan; c++)
+		same = strcmp(in->names[c], m->names[c]) == 0;
+	if (added)
+		*added = 0;
+	if (dropped)
+		*dropped = 0;
+	if (same)
+		return 0;
+	if (rv_table_new(in->nrows, m->nchan, in->ts != NULL, in->path, &out) != 0)
+		return rv_err_set(err, -ENOMEM, "%s: out of memory", in->path);
+	if (in->ts)
+		memcpy(out->ts, in->ts, in->nrows * sizeof(*out->ts));
+	out->stats = in->stats;
+	for (size_t c = 0; c < m->nchan; c++) {
+		size_t k = find_column(in, m->names[c]);
+		float *col = out->values + c * in->nrows;
+
+		if (!(out->names[c] = strdup(m->names[c]))) {
+			rv_table_free(out);
+			return rv_err_set(err, -ENOMEM, "%s: out of memory", in->path);
+		}
+		if (k == SIZE_MAX) {
+			float v = m->chan_mean ? (float)m->chan_mean[c] : 0.0f;
+
+			for (size_t r = 0; r < in->nrows; r++)
+				col[r] = v;
+			n_added++;
+		} else {
+			memcpy(col, in->values + k * in->nrows, in->nrows * sizeof(*col));
+			n_kept++;
+		}
+	}
+	if (added)
+		*added = n_added;
+	if (dropped)
+		*dropped = in->ncols - n_kept;
+	rv_table_free(*t);
+	*t = out;
+	return 0;
+}

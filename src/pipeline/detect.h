@@ -99,6 +99,19 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 		 struct rv_model **out, struct rv_detect_stats *st, struct rv_err *err);
 void rv_model_free(struct rv_model *m);
 
+/*
+ * Puts a table read from a recording into the model's channel order. A
+ * recording keeps only the channels that had a value (a ratio over a
+ * counter that never moved has none), so two recordings of one host can
+ * differ by a few channels: a channel of the model missing from *t becomes
+ * a constant column at its training mean (0 in a version 1 model), and a
+ * channel the model does not know is left out. *t is replaced (the old
+ * table freed) only when something changed; *added and *dropped count the
+ * columns (either may be NULL). Returns 0 or -ENOMEM.
+ */
+int rv_model_align_table(const struct rv_model *m, struct rv_table **t, size_t *added,
+			 size_t *dropped, struct rv_err *err);
+
 /* 0 when the test table has the model's channels in the same order; else
  * -EINVAL with the first difference in err. */
 int rv_model_check_table(const struct rv_model *m, const struct rv_table *t, struct rv_err *err);

@@ -90,6 +90,45 @@ static int synth_teardown(void **state)
 	return 0;
 }
 
+/* A recording that lacks channels of the model and has one the model
+ * does not know is put into the model's order. */
+static void test_align_table(void **state)
+{
+	struct rv_table *t = NULL;
+	const struct rv_model *m = S.m;
+	size_t added = 9, dropped = 9, n = m->window;    /* one window */
+
+	(void)state;
+	assert_true(m->nchan >= 3);
+	assert_int_equal(rv_table_new(n, 2, 1, "rec.rvl", &t), 0);
+	t->names[0] = strdup("other.unknown");
+	t->names[1] = strdup(m->names[1]);
+	for (size_t r = 0; r < n; r++) {
+		t->values[r] = -1.0f;
+		t->values[n + r] = (float)r;
+		t->ts[r] = (double)r;
+	}
+	assert_int_equal(rv_model_align_table(m, &t, &added, &dropped, NULL), 0);
+	assert_int_equal(t->ncols, m->nchan);
+	assert_int_equal(added, m->nchan - 1);
+	assert_int_equal(dropped, 1);
+	assert_int_equal(rv_model_check_table(m, t, NULL), 0);
+	for (size_t r = 0; r < n; r++) {
+		assert_true(rv_table_at(t, 1, r) == (float)r);
+		assert_true(rv_table_at(t, 0, r) == (float)m->chan_mean[0]);
+		assert_true(t->ts[r] == (double)r);
+	}
+	/* already aligned: nothing changes */
+	{
+		struct rv_table *before = t;
+		assert_int_equal(rv_model_align_table(m, &t, &added, &dropped, NULL), 0);
+		assert_ptr_equal(t, before);
+		assert_int_equal(added, 0);
+		assert_int_equal(dropped, 0);
+	}
+	rv_table_free(t);
+}
+
 static void test_save_load_round_trip(void **state)
 {
 	struct rv_model *l = NULL;
@@ -252,6 +291,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_save_load_round_trip),
+		cmocka_unit_test(test_align_table),
 		cmocka_unit_test(test_load_refusals),
 	};
 	return cmocka_run_group_tests(tests, synth_setup, synth_teardown);

@@ -452,6 +452,7 @@ static int write_incident_row(struct rv_store *s, const struct rv_store_incident
 	brc = bind_ok(brc, sqlite3_bind_int64(st, 8, (sqlite3_int64)inc->detectors));
 	brc = bind_ok(brc, bind_field(st, 9, inc->subsystem, sizeof(inc->subsystem)));
 	brc = bind_ok(brc, bind_field(st, 10, inc->host, sizeof(inc->host)));
+	brc = bind_ok(brc, bind_field(st, 11, inc->subsystems, sizeof(inc->subsystems)));
 	if (brc != SQLITE_OK) {
 		sqlite3_clear_bindings(st);
 		return fail_sqlite(s, brc, what, err);
@@ -497,6 +498,7 @@ static int read_incident(struct rv_store *s, struct rv_store_incident *inc, stru
 	inc->detectors = (unsigned)sqlite3_column_int64(st, 7);
 	column_field(st, 8, inc->subsystem, sizeof(inc->subsystem));
 	column_field(st, 9, inc->host, sizeof(inc->host));
+	column_field(st, 10, inc->subsystems, sizeof(inc->subsystems));
 	sqlite3_bind_int64(sg, 1, (sqlite3_int64)inc->id);
 	sqlite3_bind_int(sg, 2, RV_STORE_SIG_MAX);
 	while ((rc = sqlite3_step(sg)) == SQLITE_ROW) {

@@ -18,7 +18,9 @@
  *   incidents(id INTEGER PRIMARY KEY, start_ts REAL, end_ts REAL,
  *             open INTEGER 0|1, windows INTEGER, peak_score REAL,
  *             mean_score REAL, detectors INTEGER (bit i = detector i, named
- *             by the agent's configuration), subsystem TEXT, host TEXT)
+ *             by the agent's configuration), subsystem TEXT, host TEXT,
+ *             subsystems TEXT ("cpu:0.712,mem:0.204": every subsystem's
+ *             share of the attribution, largest first))
  *   incident_signals(incident_id INTEGER, pos INTEGER (0 = most
  *             responsible), name TEXT, share REAL (0..1), baseline REAL,
  *             value REAL; PRIMARY KEY (incident_id, pos))
@@ -63,6 +65,7 @@ enum {
 	RV_STORE_SIG_MAX = 8,         /* signals kept per incident */
 	RV_STORE_SIG_NAME_LEN = 96,   /* channel name, with its NUL */
 	RV_STORE_SUBSYS_LEN = 16,
+	RV_STORE_SUBSYS_RANK_LEN = 96,
 	RV_STORE_HOST_LEN = 64,
 	RV_STORE_REASON_LEN = 32,
 	RV_STORE_PATH_LEN = 256,
@@ -87,6 +90,9 @@ struct rv_store_incident {
 	double peak_score, mean_score;
 	unsigned detectors;     /* bit i = detector i */
 	char subsystem[RV_STORE_SUBSYS_LEN];
+	/* every subsystem with its share of the attribution, largest first:
+	 * "cpu:0.712,mem:0.204" ("" when unknown) */
+	char subsystems[RV_STORE_SUBSYS_RANK_LEN];
 	size_t nsig;            /* 0..RV_STORE_SIG_MAX valid entries of sig */
 	struct rv_store_signal sig[RV_STORE_SIG_MAX];
 	char host[RV_STORE_HOST_LEN];

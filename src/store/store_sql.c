@@ -12,20 +12,20 @@ const char *const rv_store_stmt_sql[ST_COUNT] = {
 	[ST_ROLLBACK] = "ROLLBACK",
 	[ST_INC_UPSERT] =
 		"INSERT INTO incidents (id, start_ts, end_ts, open, windows, peak_score,"
-		" mean_score, detectors, subsystem, host)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+		" mean_score, detectors, subsystem, host, subsystems)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
 		" ON CONFLICT (id) DO UPDATE SET start_ts = excluded.start_ts,"
 		" end_ts = excluded.end_ts, open = excluded.open, windows = excluded.windows,"
 		" peak_score = excluded.peak_score, mean_score = excluded.mean_score,"
 		" detectors = excluded.detectors, subsystem = excluded.subsystem,"
-		" host = excluded.host",
+		" host = excluded.host, subsystems = excluded.subsystems",
 	[ST_SIG_DELETE] = "DELETE FROM incident_signals WHERE incident_id = ?1",
 	[ST_SIG_INSERT] =
 		"INSERT INTO incident_signals (incident_id, pos, name, share, baseline, value)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_INC_LIST] =
 		"SELECT id, start_ts, end_ts, open, windows, peak_score, mean_score,"
-		" detectors, subsystem, host FROM incidents"
+		" detectors, subsystem, host, subsystems FROM incidents"
 		" WHERE open <> 0 OR end_ts >= ?1"
 		" ORDER BY start_ts DESC, id DESC LIMIT ?2",
 	[ST_SIG_LIST] =
@@ -62,7 +62,7 @@ const char rv_store_schema_v1[] =
 	" id INTEGER PRIMARY KEY, start_ts REAL NOT NULL, end_ts REAL NOT NULL,"
 	" open INTEGER NOT NULL, windows INTEGER NOT NULL, peak_score REAL,"
 	" mean_score REAL, detectors INTEGER NOT NULL, subsystem TEXT NOT NULL,"
-	" host TEXT NOT NULL);"
+	" host TEXT NOT NULL, subsystems TEXT NOT NULL DEFAULT '');"
 	"CREATE INDEX incidents_by_start ON incidents (start_ts, id);"
 	"CREATE INDEX incidents_by_end ON incidents (end_ts);"
 	"CREATE TABLE incident_signals ("
