@@ -1,7 +1,7 @@
 /*
- * collector.c - see collector.h. The raw values of the previous sweep are
- * kept beside the current ones; a rate needs both valid and a raw value
- * that did not go down.
+ * collector.c - see collector.h. Each channel's last valid raw value is
+ * kept with its time (derive/derive.h, rv_derive_step); a rate needs it and
+ * a raw value that did not go down.
  */
 #include "collect/collector.h"
 
@@ -36,10 +36,9 @@ struct rv_collector {
 	struct rv_chanlist chans;
 	size_t nraw;                    /* source channels; ratio channels follow */
 	struct rv_ratio_plan *ratios;
-	double *raw, *prev;             /* raw values of this and the last sweep */
-	uint8_t *raw_ok, *prev_ok;
-	rv_ns prev_ns;
-	int have_prev;
+	double *raw;                    /* raw values of this sweep */
+	uint8_t *raw_ok;
+	struct rv_derive_prev *prev;    /* each channel's last valid raw value */
 };
 
 static size_t registry_len(void)
@@ -170,8 +169,7 @@ int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **ou
 	c->raw = calloc(n, sizeof(*c->raw));
 	c->prev = calloc(n, sizeof(*c->prev));
 	c->raw_ok = calloc(n, 1);
-	c->prev_ok = calloc(n, 1);
-	if (!c->raw || !c->prev || !c->raw_ok || !c->prev_ok)
+	if (!c->raw || !c->prev || !c->raw_ok)
 		goto oom;
 	*out = c;
 	return 0;
@@ -193,7 +191,6 @@ void rv_collector_close(struct rv_collector *c)
 	free(c->raw);
 	free(c->prev);
 	free(c->raw_ok);
-	free(c->prev_ok);
 	free(c);
 }
 
@@ -281,8 +278,6 @@ void rv_collector_raw(const struct rv_collector *c, const double **raw, const ui
 size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, uint8_t *valid)
 {
 	size_t n = c->nraw, good = 0;
-	double dt = c->have_prev && now > c->prev_ns ? (double)(now - c->prev_ns) * 1e-9 : 0.0;
-
 	rv_ns t = rv_clock_ns(), t1;
 
 	memset(c->raw_ok, 0, n);
@@ -298,17 +293,13 @@ size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, ui
 	for (size_t i = 0; i < n; i++) {
 		const struct rv_chan *ch = &c->chans.v[i];
 
-		valid[i] = (uint8_t)rv_derive_value(ch->metric->kind, ch->scale, c->raw[i],
-						    c->raw_ok[i], c->prev[i], c->prev_ok[i], dt,
-						    &values[i]);
+		valid[i] = (uint8_t)rv_derive_step(ch->metric->kind, ch->scale, c->raw[i],
+						   c->raw_ok[i], (int64_t)now, &c->prev[i],
+						   &values[i]);
 		good += valid[i];
 	}
 	rv_ratio_apply(c->ratios, values, valid, values + n, valid + n);
 	for (size_t j = n; j < c->chans.n; j++)
 		good += valid[j];
-	memcpy(c->prev, c->raw, n * sizeof(*c->prev));
-	memcpy(c->prev_ok, c->raw_ok, n);
-	c->prev_ns = now;
-	c->have_prev = 1;
 	return good;
 }

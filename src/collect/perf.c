@@ -10,7 +10,8 @@
  *             misses (a generic cache event, or the CPU's own event named
  *             by libpfm4 when the build has it);
  *   software  context switches, migrations, page faults (all, minor,
- *             major) of the kernel's software PMU;
+ *             major) of the kernel's software PMU, read once a second
+ *             (gaps between; SW_PERIOD_NS below);
  *   msr       aperf, mperf and tsc of the "msr" PMU, when sysfs lists aperf
  *             and mperf. Busy MHz = tsc rate / 1e6 * aperf rate / mperf
  *             rate is derived downstream, like IPC and miss ratios.
@@ -39,6 +40,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/strparse.h"
 #include "collect/pfile.h"
@@ -110,6 +112,7 @@ struct perf_group {
 	int fd[MAX_MEMBERS];    /* [0] the leader; -1 unused */
 	unsigned n;             /* members that opened */
 	size_t first;           /* channel of fd[0]; the others follow */
+	int slow;               /* software events: read once per sw_period_ns */
 };
 
 struct perf_src {
@@ -117,6 +120,7 @@ struct perf_src {
 	struct perf_group *g;
 	size_t ng;
 	size_t base;            /* chans->n when open began: g->first counts from it */
+	int64_t slow_due;       /* when software groups are read next */
 	uint64_t buf[READ_HDR + MAX_MEMBERS];   /* nr, enabled, running, values */
 };
 
@@ -148,8 +152,19 @@ static void sys_close(void *ctx, int fd)
 	close(fd);
 }
 
+/*
+ * Reading a CPU's group is an inter-processor call to that CPU. Software
+ * events (context switches, migrations, page faults per CPU) say what they
+ * have to say over a second, and on a busy virtual machine their reads at
+ * every 100 ms sweep were half of the collector's cost; they are read once
+ * a second, gaps in between (the rate then covers the whole second,
+ * derive/derive.h). Hardware counters are read at every sweep.
+ */
+#define SW_PERIOD_NS 1000000000LL
+
 static const struct rv_perf_ops sys_ops = {
 	.open = sys_open, .read = sys_read, .close = sys_close, .ctx = NULL,
+	.sw_period_ns = SW_PERIOD_NS, .now = NULL,
 };
 
 #ifdef RV_HAVE_LIBPFM
@@ -394,13 +409,24 @@ static void perf_close(void *state)
 static void perf_sample(void *state, double *raw, uint8_t *valid)
 {
 	struct perf_src *st = state;
+	int slow = 1;
 
+	if (st->ops.sw_period_ns > 0) {
+		int64_t now = st->ops.now ? st->ops.now(st->ops.ctx) : (int64_t)rv_clock_ns();
+
+		slow = now >= st->slow_due;
+		if (slow)
+			st->slow_due = now + st->ops.sw_period_ns;
+	}
 	for (size_t i = 0; i < st->ng; i++) {
 		const struct perf_group *g = &st->g[i];
 		size_t want = (READ_HDR + g->n) * sizeof(st->buf[0]);
-		long got = st->ops.read(st->ops.ctx, g->fd[0], st->buf, want);
+		long got;
 		double f;
 
+		if (g->slow && !slow)
+			continue;               /* a gap until the next second */
+		got = st->ops.read(st->ops.ctx, g->fd[0], st->buf, want);
 		if (got != (long)want || st->buf[0] != g->n || st->buf[2] == 0)
 			continue;               /* failed, or never on the PMU */
 		f = (double)st->buf[1] / (double)st->buf[2];
@@ -433,6 +459,7 @@ static int open_cpu(struct perf_src *st, struct plan *plans, uint32_t cpu,
 			continue;
 		st->ng++;
 		g->first = chans->n - st->base;    /* sample's raw starts at our first */
+		g->slow = k == GRP_SW;
 		oe->hw += k == GRP_HW ? g->n : 0;
 		for (unsigned i = 0; !rc && i < g->n; i++)
 			rc = rv_chanlist_add(chans, plans[k].type[idx[i]], inst, 1.0, err);

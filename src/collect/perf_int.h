@@ -11,6 +11,7 @@
 #define RV_COLLECT_PERF_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "collect/source.h"
@@ -25,6 +26,10 @@ struct rv_perf_ops {
 	long (*read)(void *ctx, int fd, void *buf, size_t len);
 	void (*close)(void *ctx, int fd);
 	void *ctx;                        /* passed to each; borrowed */
+	/* Software-event groups are read at most once per sw_period_ns (0:
+	 * every sample), by the clock now() (NULL: CLOCK_MONOTONIC). */
+	int64_t sw_period_ns;
+	int64_t (*now)(void *ctx);
 };
 
 /*

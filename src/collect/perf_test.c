@@ -52,6 +52,8 @@ struct fake {
 	uint64_t fixed;                 /* nonzero: every count reads this */
 	int read_fd_fail;               /* this leader's read fails with -EIO */
 	long short_by;                  /* bytes fewer than asked */
+	int64_t period, clock;          /* sw_period_ns for the source, and its clock */
+	unsigned reads;                 /* group reads so far */
 };
 
 /* ---------------------------------------------------------------- fake */
@@ -101,6 +103,7 @@ static long fake_read(void *ctx, int fd, void *buf, size_t len)
 
 	assert_true(fd >= FAKE_FD0 && (unsigned)(fd - FAKE_FD0) < fk->n);
 	assert_int_equal(fk->ev[fd - FAKE_FD0].group_fd, -1);  /* leaders only */
+	fk->reads++;
 	if (fd == fk->read_fd_fail)
 		return -EIO;
 	v[1] = fk->enabled;
@@ -115,6 +118,11 @@ static long fake_read(void *ctx, int fd, void *buf, size_t len)
 	}
 	v[0] = k - 3;
 	return (long)(k * sizeof(*v)) - fk->short_by;
+}
+
+static int64_t fake_now(void *ctx)
+{
+	return ((struct fake *)ctx)->clock;
 }
 
 static void fake_close(void *ctx, int fd)
@@ -168,7 +176,9 @@ static int open_fake(struct opened *o, enum fake_mode mode, const char *root)
 	struct rv_collect_cfg cfg = { .root = root };
 
 	o->fk.mode = mode;
-	o->ops = (struct rv_perf_ops){ fake_open, fake_read, fake_close, &o->fk };
+	o->ops = (struct rv_perf_ops){ .open = fake_open, .read = fake_read, .close = fake_close,
+				       .ctx = &o->fk, .sw_period_ns = o->fk.period,
+				       .now = fake_now };
 	memset(&o->chans, 0, sizeof(o->chans));
 	rv_err_clear(&o->err);
 	o->state = NULL;
@@ -274,6 +284,41 @@ static void test_no_pmu(void **unused)
 	assert_true(o->raw[5] == 2001053.0);
 	close_fake(o);
 	free(o);
+}
+
+/* Software groups are read once per period: gaps between, by the source's
+ * clock; reads happen only when due. */
+static void test_sw_period(void **unused)
+{
+	struct opened *o;
+	char root[512];
+
+	need_catalog();
+	o = calloc(1, sizeof(*o));
+	assert_non_null(o);
+	fake_init(&o->fk, FAKE_NO_PMU);
+	o->fk.period = 1000000000;
+	o->fk.clock = 5000000000;
+	assert_int_equal(open_fake(o, FAKE_NO_PMU, fixture("perfvm", root, sizeof(root))), 0);
+	assert_int_equal(o->chans.n, 10);
+	sample(o);                                   /* due at once */
+	assert_int_equal(o->fk.reads, 2);            /* one group per CPU */
+	assert_int_equal(o->valid[0], 1);
+	assert_int_equal(o->valid[9], 1);
+	o->fk.clock += 100000000;                    /* +100 ms: not due */
+	sample(o);
+	assert_int_equal(o->fk.reads, 2);
+	for (unsigned i = 0; i < 10; i++)
+		assert_int_equal(o->valid[i], 0);
+	o->fk.clock += 900000000;                    /* a second after the last read */
+	o->fk.tick = 7;
+	sample(o);
+	assert_int_equal(o->fk.reads, 4);
+	assert_int_equal(o->valid[5], 1);
+	assert_true(o->raw[5] == 2001010.0);         /* cpu1 context switches, tick 7 */
+	close_fake(o);
+	free(o);
+	(void)unused;
 }
 
 /* (b) A full host: every event, multiplexed 1 in 3, values scaled by 3. */
@@ -585,6 +630,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_pmu),
+		cmocka_unit_test(test_sw_period),
 		cmocka_unit_test(test_full_multiplexed),
 		cmocka_unit_test(test_sample_failures),
 		cmocka_unit_test(test_member_refused),

@@ -30,8 +30,7 @@ int rv_rvl_values_init(struct rv_rvl_values *v, struct rv_rvl_reader *r)
 	v->raw = calloc(v->n + 1, sizeof(*v->raw));
 	v->prev = calloc(v->n + 1, sizeof(*v->prev));
 	v->ok = calloc(v->n + 1, 1);
-	v->prev_ok = calloc(v->n + 1, 1);
-	if (rc || !v->out || !v->out_ok || !v->raw || !v->prev || !v->ok || !v->prev_ok) {
+	if (rc || !v->out || !v->out_ok || !v->raw || !v->prev || !v->ok) {
 		rv_rvl_values_fini(v);
 		return -ENOMEM;
 	}
@@ -46,7 +45,6 @@ void rv_rvl_values_fini(struct rv_rvl_values *v)
 	free(v->raw);
 	free(v->prev);
 	free(v->ok);
-	free(v->prev_ok);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -65,21 +63,16 @@ int rv_rvl_values_next(struct rv_rvl_values *v, struct rv_err *err)
 {
 	int64_t t;
 	int rc = rv_rvl_reader_next(v->r, &t, v->raw, v->ok, err);
-	double dt;
 
 	if (rc != 1)
 		return rc;
-	dt = v->count ? (double)(t - v->t) * 1e-9 : 0.0;
 	for (size_t i = 0; i < v->n; i++) {
 		const struct rv_rvl_chan *ch = rv_rvl_reader_chan(v->r, i);
 
-		v->out_ok[i] = (uint8_t)rv_derive_value((enum rv_kind)ch->kind, ch->scale, v->raw[i],
-							v->ok[i], v->prev[i], v->prev_ok[i], dt,
-							&v->out[i]);
+		v->out_ok[i] = (uint8_t)rv_derive_step((enum rv_kind)ch->kind, ch->scale, v->raw[i],
+						       v->ok[i], t, &v->prev[i], &v->out[i]);
 	}
 	rv_ratio_apply(v->ratios, v->out, v->out_ok, v->out + v->n, v->out_ok + v->n);
-	memcpy(v->prev, v->raw, v->n * sizeof(*v->raw));
-	memcpy(v->prev_ok, v->ok, v->n);
 	v->last_t = v->t;
 	v->t = t;
 	v->count++;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "derive/derive.h"
 #include "derive/ratio.h"
 #include "record/rvl.h"
 
@@ -23,8 +24,9 @@ struct rv_rvl_values {
 	uint8_t *out_ok;                /* m: 1 where out holds a value */
 	int64_t t, last_t;              /* this sample's and the previous one's ns */
 	size_t count;                   /* samples read so far */
-	double *raw, *prev;             /* n raw values, now and before */
-	uint8_t *ok, *prev_ok;
+	double *raw;                    /* n raw values of this sample */
+	uint8_t *ok;
+	struct rv_derive_prev *prev;    /* n: each channel's last valid raw value */
 };
 
 /* Plans the columns of r's recording. 0 or -ENOMEM. */
