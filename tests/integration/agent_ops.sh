@@ -19,6 +19,8 @@
 # 4. Replay of a recording of this host: learning writes the model, a second
 #    replay with learn 0 uses it; a file that is not a recording fails.
 # 5. SIGTERM while learning stops the agent within 2 s, exit 0.
+# 6. Continuous recording with age retention: segments every max_age / 8,
+#    the oldest removed once older than max_age, the rest readable.
 #
 # The polls use curl and grep only: the agent watches this host (see
 # agent_live.sh). Needs curl, sqlite3 and python3 (once, for free ports);
@@ -31,7 +33,31 @@ it_setup
 for tool in curl sqlite3 python3; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		not_ok "$tool is installed (scripts/install-deps.sh)"
-		it_finish
+		# --- 6. Recording retention (record.max_age = 1m: a segment every 7.5 s,
+# removed once its last sample is more than a minute old).
+mkdir -p rec
+"$REVEAL" agent --listen "" --store "" --learn 3s --state-dir st6 --record rec/r.rvl \
+	--set record.max_age=1m $FAST >ret.out 2>ret.err &
+AGENT=$!
+sleep 75
+kill -TERM "$AGENT"
+wait "$AGENT"
+RC=$?
+AGENT=
+check "the recording agent stopped cleanly (exit $RC)" test "$RC" -eq 0
+opened=$(grep -c 'agent: recording to rec/r\.' ret.err)
+left=$(ls rec | grep -c '^r\.[0-9]*\.rvl$')
+removed=$(grep -c 'removed rec/r\..*(retention)' ret.err)
+check "segments rotate every max_age / 8 ($opened opened in 75 s)" test "$opened" -ge 8
+check "the oldest segments are removed by age ($removed removed, $left left)" \
+	sh -c "[ $removed -ge 1 ] && [ $((left + removed)) -eq $opened ]"
+first=$(grep -o 'recording to rec/r\.[0-9]*\.rvl' ret.err | head -1 | sed 's/recording to //')
+check "the first segment ($first) is gone" test ! -e "$first"
+last=$(ls rec/r.*.rvl | sort | tail -1)
+run export "$last" --csv -o last.csv
+expect_rc "the newest segment (closed by SIGTERM) exports" 0
+
+it_finish
 	fi
 done
 
@@ -399,5 +425,29 @@ MS=$(((T1 - T0) / 1000000))
 check "it stops within 2 s (took $MS ms)" test "$MS" -le 2000
 check "exit status 0 (got $RC)" test "$RC" -eq 0
 check "no model is saved from an unfinished learning period" test ! -e st5/reveal.model
+
+# --- 6. Recording retention (record.max_age = 1m: a segment every 7.5 s,
+# removed once its last sample is more than a minute old).
+mkdir -p rec
+"$REVEAL" agent --listen "" --store "" --learn 3s --state-dir st6 --record rec/r.rvl \
+	--set record.max_age=1m $FAST >ret.out 2>ret.err &
+AGENT=$!
+sleep 75
+kill -TERM "$AGENT"
+wait "$AGENT"
+RC=$?
+AGENT=
+check "the recording agent stopped cleanly (exit $RC)" test "$RC" -eq 0
+opened=$(grep -c 'agent: recording to rec/r\.' ret.err)
+left=$(ls rec | grep -c '^r\.[0-9]*\.rvl$')
+removed=$(grep -c 'removed rec/r\..*(retention)' ret.err)
+check "segments rotate every max_age / 8 ($opened opened in 75 s)" test "$opened" -ge 8
+check "the oldest segments are removed by age ($removed removed, $left left)" \
+	sh -c "[ $removed -ge 1 ] && [ $((left + removed)) -eq $opened ]"
+first=$(grep -o 'recording to rec/r\.[0-9]*\.rvl' ret.err | head -1 | sed 's/recording to //')
+check "the first segment ($first) is gone" test ! -e "$first"
+last=$(ls rec/r.*.rvl | sort | tail -1)
+run export "$last" --csv -o last.csv
+expect_rc "the newest segment (closed by SIGTERM) exports" 0
 
 it_finish
