@@ -611,7 +611,6 @@ static int run_live(struct agent *a)
 
 static int run_replay(struct agent *a, struct rv_err *err)
 {
-	int64_t prev_t = 0;
 	rv_ns start = rv_clock_ns();
 	int64_t first_t = 0;
 	int rc;
@@ -633,9 +632,7 @@ static int run_replay(struct agent *a, struct rv_err *err)
 		memcpy(a->ok, a->rv.out_ok, a->nchan);
 		if (a->rv.count > 1)
 			take_sample(a, ts, a->rv.t);
-		prev_t = a->rv.t;
 	}
-	(void)prev_t;
 	if (rc < 0)
 		return rc;
 	if (a->fitting)

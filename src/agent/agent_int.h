@@ -140,6 +140,9 @@ void agent_report_incident(struct agent *a, const struct rv_store_incident *inc,
 void agent_record_sample(struct agent *a, int64_t t_ns);
 void agent_sink_result(struct agent *a, enum agent_sink s, int rc, const struct rv_err *err);
 void agent_store_fit(struct agent *a, const char *reason);
+/* One incident as the JSON object of /api/v1/incidents. */
+struct rv_sb;
+void agent_incident_json(struct rv_sb *b, const struct rv_store_incident *in);
 /* "minor", "major" or "critical" for a peak fused score. */
 const char *agent_severity(double peak);
 

@@ -18,8 +18,6 @@
 #include "serve/dashboard.h"
 #include "serve/promtext.h"
 
-void agent_incident_json(struct rv_sb *b, const struct rv_store_incident *in);
-
 static const char *const sink_label[SINK_COUNT] = { "store", "events", "record", "model" };
 
 static double now_mono(void)

@@ -134,8 +134,6 @@ static void incident_json(struct rv_sb *b, const struct rv_store_incident *in, c
 	rv_sb_printf(b, "]}");
 }
 
-/* Shared with http.c through this declaration. */
-void agent_incident_json(struct rv_sb *b, const struct rv_store_incident *in);
 void agent_incident_json(struct rv_sb *b, const struct rv_store_incident *in)
 {
 	incident_json(b, in, NULL);

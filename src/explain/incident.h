@@ -99,7 +99,7 @@ int rv_incmerge_peek_open(const struct rv_incmerge *m, struct rv_incident *out);
  * bounded. */
 void rv_incmerge_forget_closed(struct rv_incmerge *m);
 
-/* The id the next incident gets (ids continue after a restart); 0 is
+/* Sets the id of the next incident (ids continue after a restart); 0 is
  * ignored. */
 void rv_incmerge_set_next_id(struct rv_incmerge *m, uint64_t id);
 
