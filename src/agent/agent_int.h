@@ -97,7 +97,6 @@ struct agent {
 	struct rv_rvl_chan *rec_ch;
 	char rec_path[4200];
 	double rec_opened;
-	uint64_t rec_bytes;
 	size_t rec_buffered;               /* samples in the open block */
 	int sink_failing[SINK_COUNT];
 

@@ -314,7 +314,6 @@ static int open_segment(struct agent *a, double ts, struct rv_err *err)
 	}
 	rc = rv_rvl_writer_open(a->rec_path, a->rec_ch, n, 0, &a->rec, err);
 	a->rec_opened = ts;
-	a->rec_bytes = 0;
 	a->rec_buffered = 0;
 	if (!rc)
 		rv_info("agent: recording to %s", a->rec_path);
@@ -337,14 +336,15 @@ void agent_record_sample(struct agent *a, int64_t t_ns)
 
 		if (a->cfg.record.max_age_s > 0 && ts - a->rec_opened >= a->cfg.record.max_age_s / 8)
 			rotate = 1;
-		if (a->cfg.record.max_size_bytes && stat(a->rec_path, &st) == 0 &&
+		/* the size changes only when a block is written: look then */
+		if (a->cfg.record.max_size_bytes && a->rec_buffered == 0 &&
+		    stat(a->rec_path, &st) == 0 &&
 		    (uint64_t)st.st_size >= a->cfg.record.max_size_bytes / 8)
 			rotate = 1;
 		if (rotate) {
 			rc = rv_rvl_writer_close(a->rec, 0, &err);
 			a->rec = NULL;
 			agent_sink_result(a, SINK_RECORD, rc, &err);
-			enforce_retention(a);
 		}
 	}
 	if (!a->rec) {
@@ -354,7 +354,7 @@ void agent_record_sample(struct agent *a, int64_t t_ns)
 			agent_sink_result(a, SINK_RECORD, rc, &err);
 			return;
 		}
-		enforce_retention(a);
+		enforce_retention(a);   /* the new segment is the one it keeps */
 	}
 	rv_collector_raw(a->coll, &raw, &ok);
 	rc = rv_rvl_writer_append(a->rec, t_ns, raw, ok, &err);
