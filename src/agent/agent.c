@@ -25,6 +25,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "explain/details.h"
 
 /* History kept at most, whatever the configuration asks: a refit on more
  * rows costs more than it brings, and the ring stays under this budget. */
@@ -155,6 +156,7 @@ static void free_channel_buffers(struct agent *a)
 	rv_incmerge_free(a->mg);
 	a->mg = NULL;
 	rv_ring_fini(&a->ring);
+	agent_explain_free(a);
 }
 
 static int size_for_channels(struct agent *a)
@@ -191,7 +193,9 @@ static int size_for_channels(struct agent *a)
 	a->since_step = 0;
 	a->inc_n = 0;
 	a->open_reported = 0;
-	return rv_ring_init(&a->ring, cap, n);
+	if (rv_ring_init(&a->ring, cap, n) != 0)
+		return -ENOMEM;
+	return agent_explain_alloc(a);
 }
 
 /* ----------------------------------------------------------- incidents */
@@ -233,6 +237,7 @@ static void fill_incident(struct agent *a, const struct rv_incident *in, int ope
 	out->windows = in->flagged;
 	out->peak_score = in->peak_score;
 	out->mean_score = in->mean_score;
+	out->cause_confidence = NAN;
 	out->detectors = in->detectors;
 	snprintf(out->subsystem, sizeof(out->subsystem), "%s", rv_subsystem_name(in->subsystem));
 	rank_subsystems(in, out->subsystems, sizeof(out->subsystems));
@@ -294,9 +299,15 @@ static void incidents_after_push(struct agent *a, double ts)
 		const struct rv_incident *in = rv_incmerge_get(a->mg, i);
 		struct rv_store_incident s;
 
+		struct rv_details d;
+		struct rv_store_details det;
+		int have;
+
 		fill_incident(a, in, 0, &s);
+		have = agent_explain(a, &s, &d, &det) == 0;
 		remember_closed(a, &s, in->subsystem);
-		agent_report_incident(a, &s, "close");
+		agent_report_incident(a, &s, "close", have ? &det : NULL);
+		rv_details_free(&d);
 		if (a->open_reported == in->id)
 			a->open_reported = 0;
 	}
@@ -304,20 +315,28 @@ static void incidents_after_push(struct agent *a, double ts)
 		rv_incmerge_forget_closed(a->mg);
 	if (rv_incmerge_peek_open(a->mg, &open)) {
 		struct rv_store_incident s;
+		struct rv_details d;
+		struct rv_store_details det;
 		int fresh = a->open_reported != open.id;
+		int write = fresh || ts - a->open_written_ts >= OPEN_UPDATE_S;
+		int have = 0;
 
 		fill_incident(a, &open, 1, &s);
+		if (write)
+			have = agent_explain_open(a, &s, ts, fresh, &d, &det);
 		pthread_mutex_lock(&a->mu);
 		if (fresh)
 			a->incidents_total[open.subsystem]++;
 		a->open_inc = s;
 		a->open_valid = 1;
 		pthread_mutex_unlock(&a->mu);
-		if (fresh || ts - a->open_written_ts >= OPEN_UPDATE_S) {
-			agent_report_incident(a, &s, fresh ? "open" : "update");
+		if (write) {
+			agent_report_incident(a, &s, fresh ? "open" : "update", have ? &det : NULL);
 			a->open_reported = open.id;
 			a->open_written_ts = ts;
 		}
+		if (have)
+			rv_details_free(&d);
 		if (a->cfg.detect.absorb_s > 0 && open.end_ts - open.start_ts >= a->cfg.detect.absorb_s &&
 		    !a->fitting)
 			absorb(a, &open);
@@ -721,6 +740,7 @@ static void agent_free(struct agent *a)
 	agent_store_close(a);
 	agent_drop_model(a);
 	free_channel_buffers(a);
+	rv_kb_free(a->kb);
 	free_names(a);
 	rv_collector_close(a->coll);
 	if (a->rd) {

@@ -18,6 +18,7 @@
 #include "agent/agent.h"
 #include "agent/ring.h"
 #include "collect/collector.h"
+#include "explain/kb.h"
 #include "pipeline/detect.h"
 #include "pipeline/live.h"
 #include "record/rvl.h"
@@ -74,6 +75,13 @@ struct agent {
 	size_t inc_n;
 	uint64_t open_reported;            /* id of the open incident last written, 0: none */
 	double open_written_ts;
+	double open_explained_ts;          /* data time the open incident was last explained */
+
+	/* explanations (explain.c) */
+	struct rv_kb *kb;                  /* the built-in rules */
+	double *ex_ts;                     /* ring.cap: the ring's times, oldest first */
+	struct rv_evidence_sig *ex_ev;     /* RV_STORE_EV_MAX kept entries */
+	size_t *ex_idx;
 
 	/* fitting */
 	pthread_t fit_tid;
@@ -130,12 +138,26 @@ struct agent {
 	double cpu_s;
 };
 
+/* explain.c */
+struct rv_details;
+int agent_explain_alloc(struct agent *a);   /* buffers sized by the ring */
+void agent_explain_free(struct agent *a);
+int agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_details *d,
+		  struct rv_store_details *det);
+/* For the open incident at data time ts: explains it when fresh or every
+ * EXPLAIN_UPDATE_S (returns 1: det filled, free d after use), else carries
+ * the last cause over (returns 0, d zeroed). */
+int agent_explain_open(struct agent *a, struct rv_store_incident *inc, double ts, int fresh,
+		       struct rv_details *d, struct rv_store_details *det);
+
 /* sinks.c */
 int agent_sinks_open(struct agent *a, struct rv_err *err);
 void agent_sinks_close(struct agent *a);   /* events and recording; the store stays */
 void agent_store_close(struct agent *a);
-/* Writes an incident (open or closed) to the store, the events and the log. */
-void agent_report_incident(struct agent *a, const struct rv_store_incident *inc, const char *event);
+/* Writes an incident (open or closed) to the store, the events and the log;
+ * det (may be NULL: keep what is stored) are its details for the store. */
+void agent_report_incident(struct agent *a, const struct rv_store_incident *inc, const char *event,
+			   const struct rv_store_details *det);
 void agent_record_sample(struct agent *a, int64_t t_ns);
 void agent_sink_result(struct agent *a, enum agent_sink s, int rc, const struct rv_err *err);
 void agent_store_fit(struct agent *a, const char *reason);

@@ -47,7 +47,7 @@ void agent_sink_result(struct agent *a, enum agent_sink s, int rc, const struct 
  * critical. */
 const char *agent_severity(double peak)
 {
-	return !(peak > 2.0) ? "minor" : peak <= 5.0 ? "major" : "critical";
+	return rv_incident_severity(peak);
 }
 
 /* ,"subsystems":[{"name":"cpu","share":0.712},...] from "cpu:0.712,...";
@@ -113,6 +113,18 @@ static void incident_json(struct rv_sb *b, const struct rv_store_incident *in, c
 	rv_sb_printf(b, ",\"subsystem\":");
 	rv_sb_json_str(b, in->subsystem);
 	subsystems_json(b, in->subsystems);
+	rv_sb_printf(b, ",\"cause\":");
+	if (in->cause[0]) {
+		rv_sb_printf(b, "{\"id\":");
+		rv_sb_json_str(b, in->cause);
+		rv_sb_printf(b, ",\"title\":");
+		rv_sb_json_str(b, in->cause_title);
+		rv_sb_printf(b, ",\"confidence\":");
+		rv_sb_json_num(b, in->cause_confidence);
+		rv_sb_printf(b, "}");
+	} else {
+		rv_sb_printf(b, "null");
+	}
 	rv_sb_printf(b, ",\"detectors\":[");
 	for (int d = 0, k = 0; d < RV_DET_COUNT; d++)
 		if ((in->detectors >> d) & 1u) {
@@ -160,7 +172,8 @@ static void write_event(struct agent *a, const struct rv_store_incident *in, con
 	rv_sb_fini(&b);
 }
 
-void agent_report_incident(struct agent *a, const struct rv_store_incident *in, const char *event)
+void agent_report_incident(struct agent *a, const struct rv_store_incident *in, const char *event,
+			   const struct rv_store_details *det)
 {
 	if (strcmp(event, "update") != 0) {
 		if (in->open)
@@ -168,14 +181,17 @@ void agent_report_incident(struct agent *a, const struct rv_store_incident *in, 
 				in->subsystem, in->nsig ? in->sig[0].name : "-");
 		else
 			rv_warn("agent: incident %llu closed: %s, %.0f s, %zu windows, peak %.2f, "
-				"top %s",
+				"top %s, likely cause: %s",
 				(unsigned long long)in->id, in->subsystem, in->end_ts - in->start_ts,
-				in->windows, in->peak_score, in->nsig ? in->sig[0].name : "-");
+				in->windows, in->peak_score, in->nsig ? in->sig[0].name : "-",
+				in->cause[0] ? in->cause_title : "no rule matched");
 	}
 	if (a->store) {
 		struct rv_err err = { 0 };
 		int rc = rv_store_put_incident(a->store, in, &err);
 
+		if (!rc && det)
+			rc = rv_store_put_details(a->store, in->id, det, &err);
 		agent_sink_result(a, SINK_STORE, rc, &err);
 		if (!rc && !in->open && a->cfg.store.retention_s > 0) {
 			rc = rv_store_prune(a->store, in->end_ts - a->cfg.store.retention_s, 0, &err);

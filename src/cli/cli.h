@@ -14,6 +14,7 @@ int rv_cmd_metrics(int argc, char **argv);
 int rv_cmd_record(int argc, char **argv);
 int rv_cmd_export(int argc, char **argv);
 int rv_cmd_agent(int argc, char **argv);
+int rv_cmd_report(int argc, char **argv);
 
 /* Shared option parsing: "3s", "500ms", "2m" or a plain count. */
 struct rv_span;

@@ -591,7 +591,8 @@ static int write_info(const char *path, const struct rv_model *m, const struct r
 
 static const char *const det_names_all[RV_DET_COUNT] = { "zscore", "pca", "iforest", "spe" };
 
-static int write_incidents(const struct detect_args *a, const struct rv_incmerge *mg)
+static int write_incidents(const struct detect_args *a, const struct rv_incmerge *mg,
+			   size_t window)
 {
 	FILE *f;
 
@@ -606,7 +607,7 @@ static int write_incidents(const struct detect_args *a, const struct rv_incmerge
 		rv_error("%s: %s", a->incidents, strerror(errno));
 		return -errno;
 	}
-	if (rv_incident_write_json(f, mg, det_names_all, RV_DET_COUNT) != 0 || fclose(f) != 0) {
+	if (rv_incident_write_json(f, mg, det_names_all, RV_DET_COUNT, window) != 0 || fclose(f) != 0) {
 		rv_error("%s: write failed", a->incidents);
 		return -EIO;
 	}
@@ -736,7 +737,7 @@ static int run_test(const struct detect_args *a, const struct rv_model *m,
 	if (f && !to_stdout)
 		rc = close_output(f, a->out, tmp, rc);
 	if (!rc)
-		rc = write_incidents(a, mg);
+		rc = write_incidents(a, mg, m->window);
 	csv_sink_fini(&cs);
 	rv_incmerge_free(mg);
 	free(tmp);

@@ -403,17 +403,25 @@ static void json_incident(FILE *f, const struct rv_incmerge *m, const struct rv_
 }
 
 int rv_incident_write_json(FILE *f, const struct rv_incmerge *m, const char *const *det_names,
-			   size_t ndet)
+			   size_t ndet, size_t window)
 {
 	if (!f || !m)
 		return -EINVAL;
-	fputs("{\"incidents\":[", f);
+	if (window)
+		fprintf(f, "{\"window\":%zu,\"incidents\":[", window);
+	else
+		fputs("{\"incidents\":[", f);
 	for (size_t i = 0; i < m->nclosed; i++) {
 		fputs(i ? ",\n" : "\n", f);
 		json_incident(f, m, &m->closed[i], det_names, ndet);
 	}
 	fputs(m->nclosed ? "\n]}\n" : "]}\n", f);
 	return ferror(f) ? -EIO : 0;
+}
+
+const char *rv_incident_severity(double peak)
+{
+	return !(peak > 2.0) ? "minor" : peak <= 5.0 ? "major" : "critical";
 }
 
 /*

@@ -112,10 +112,12 @@ size_t rv_incmerge_dropped(const struct rv_incmerge *m);
 
 /*
  * Writes all closed incidents as one JSON document
- * {"incidents":[{"id":..,"start":..,"end":..,"duration_s":..,"windows":..,
+ * {"window":N,"incidents":[{"id":..,"start":..,"end":..,"duration_s":..,"windows":..,
  *   "peak_score":..,"mean_score":..,"detectors":["zscore",..],
  *   "subsystem":"net","top_metrics":[{"name":..,"share":..},..]},..]}
- * with one incident per line. det_names[i] names detector bit i (ndet of them;
+ * with one incident per line. window is the detector window in samples
+ * (written when nonzero: `reveal report` reads it to place the baseline).
+ * det_names[i] names detector bit i (ndet of them;
  * a set bit without a name is written "bit<i>"). start and end are the
  * first and last flagged window's timestamps (%.3f), duration_s their
  * difference; scores %.17g, shares %.6f; non-finite numbers become null.
@@ -123,7 +125,11 @@ size_t rv_incmerge_dropped(const struct rv_incmerge *m);
  * caller owns f and flushes it.
  */
 int rv_incident_write_json(FILE *f, const struct rv_incmerge *m, const char *const *det_names,
-			   size_t ndet);
+			   size_t ndet, size_t window);
+
+/* "minor" (peak fused score <= 2 or unknown), "major" (<= 5) or
+ * "critical": how far past the detectors' thresholds an incident went. */
+const char *rv_incident_severity(double peak);
 
 /*
  * Writes a fixed-width summary table to f: a header line, then one line per

@@ -300,6 +300,11 @@ static void test_top_max(void **state)
 }
 
 /* Runs a writer into a temporary file and returns its text in buf. */
+static int json_writer(FILE *f, const struct rv_incmerge *m, const char *const *names, size_t n)
+{
+	return rv_incident_write_json(f, m, names, n, 0);
+}
+
 static void capture(int (*writer)(FILE *, const struct rv_incmerge *, const char *const *, size_t),
 		    const struct rv_incmerge *m, char *buf, size_t len)
 {
@@ -334,7 +339,7 @@ static void test_json(void **state)
 	static const char *const names[] = { "net.in\"errs", "cpu.back\\slash", "mem.ctl\x01\n" };
 	struct rv_incmerge *m = two_incidents(names);
 	char buf[OUT_MAX];
-	capture(rv_incident_write_json, m, buf, sizeof(buf));
+	capture(json_writer, m, buf, sizeof(buf));
 	assert_string_equal(buf,
 		"{\"incidents\":[\n"
 		"{\"id\":1,\"start\":1700000000.000,\"end\":1700000001.500,\"duration_s\":1.500,"
@@ -354,19 +359,28 @@ static void test_json_empty_and_nonfinite(void **state)
 	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 0, 1);
 	assert_non_null(m);
 	char buf[OUT_MAX];
-	capture(rv_incident_write_json, m, buf, sizeof(buf));
+	capture(json_writer, m, buf, sizeof(buf));
 	assert_string_equal(buf, "{\"incidents\":[]}\n");
 
 	assert_int_equal(rv_incmerge_push(m, 0, 0.25, 1, INFINITY, 0, NULL), 0);
 	assert_int_equal(rv_incmerge_finish(m), 0);
-	capture(rv_incident_write_json, m, buf, sizeof(buf));
+	capture(json_writer, m, buf, sizeof(buf));
 	assert_string_equal(buf,
 		"{\"incidents\":[\n"
 		"{\"id\":1,\"start\":0.250,\"end\":0.250,\"duration_s\":0.000,\"windows\":1,"
 		"\"peak_score\":null,\"mean_score\":null,\"detectors\":[],\"subsystem\":\"other\","
 		"\"top_metrics\":[]}\n"
 		"]}\n");
-	assert_int_equal(rv_incident_write_json(NULL, m, det_names, NDET), -EINVAL);
+	assert_int_equal(rv_incident_write_json(NULL, m, det_names, NDET, 0), -EINVAL);
+	/* with the window, for `reveal report` */
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	assert_int_equal(rv_incident_write_json(f, m, det_names, NDET, 15), 0);
+	rewind(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	assert_true(strncmp(buf, "{\"window\":15,\"incidents\":[\n{\"id\":1,", 31) == 0);
 	rv_incmerge_free(m);
 }
 

@@ -25,14 +25,6 @@
 #include "base/log.h"
 #include "store/store_sql.h"
 
-struct rv_store {
-	sqlite3 *db;
-	char *path;
-	sqlite3_stmt *st[ST_COUNT];
-	int in_callback;          /* inside rv_store_list_incidents' cb */
-	long long saved_max_pages; /* 0 until rv_store_test_limit_pages first runs */
-};
-
 /* How a SQLite primary result code reads as an errno and as words. */
 static const struct {
 	int sqlite_code;
@@ -57,7 +49,7 @@ static const struct {
 /* Fills err for a failed SQLite call (rc: its result code) and returns the
  * negative errno. Reads sqlite3_errmsg, so call it before anything else
  * touches the connection. */
-static int fail_sqlite(const struct rv_store *s, int rc, const char *what, struct rv_err *err)
+int store_fail_sqlite(const struct rv_store *s, int rc, const char *what, struct rv_err *err)
 {
 	int errnum = -EIO;
 	const char *kind = "SQLite error";
@@ -74,7 +66,7 @@ static int fail_sqlite(const struct rv_store *s, int rc, const char *what, struc
 }
 
 /* Every public call but close starts here. */
-static int store_enter(struct rv_store *s, struct rv_err *err)
+int store_enter(struct rv_store *s, struct rv_err *err)
 {
 	if (!s)
 		return rv_err_set(err, -EINVAL, "store: no store");
@@ -86,7 +78,7 @@ static int store_enter(struct rv_store *s, struct rv_err *err)
 }
 
 /* Steps statement id to its end (SQLITE_DONE, rows ignored) and resets it. */
-static int step_done(struct rv_store *s, enum stmt_id id, const char *what, struct rv_err *err)
+int store_step_done(struct rv_store *s, enum stmt_id id, const char *what, struct rv_err *err)
 {
 	sqlite3_stmt *st = s->st[id];
 	int rc;
@@ -94,7 +86,7 @@ static int step_done(struct rv_store *s, enum stmt_id id, const char *what, stru
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		;
 	if (rc != SQLITE_DONE)
-		rc = fail_sqlite(s, rc, what, err);
+		rc = store_fail_sqlite(s, rc, what, err);
 	else
 		rc = 0;
 	sqlite3_reset(st);
@@ -117,16 +109,16 @@ static int step_int(struct rv_store *s, enum stmt_id id, sqlite3_int64 *out, con
 	} else if (rc == SQLITE_DONE) {
 		rc = 0;
 	} else {
-		rc = fail_sqlite(s, rc, what, err);
+		rc = store_fail_sqlite(s, rc, what, err);
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return rc;
 }
 
-static int tx_begin(struct rv_store *s, const char *what, struct rv_err *err)
+int store_tx_begin(struct rv_store *s, const char *what, struct rv_err *err)
 {
-	return step_done(s, ST_BEGIN, what, err);
+	return store_step_done(s, ST_BEGIN, what, err);
 }
 
 /* Rolls back the open transaction, if SQLite has not already. Cannot fail in
@@ -138,30 +130,30 @@ static void tx_abort(struct rv_store *s)
 	if (sqlite3_get_autocommit(s->db))
 		return;
 	rv_err_clear(&e);
-	if (step_done(s, ST_ROLLBACK, "rolling back", &e) < 0)
+	if (store_step_done(s, ST_ROLLBACK, "rolling back", &e) < 0)
 		rv_warn("%s", e.msg);
 }
 
 /* Commits, or rolls back when rc < 0 or the commit fails; returns rc or the
  * commit's error. */
-static int tx_end(struct rv_store *s, int rc, const char *what, struct rv_err *err)
+int store_tx_end(struct rv_store *s, int rc, const char *what, struct rv_err *err)
 {
 	if (rc == 0)
-		rc = step_done(s, ST_COMMIT, what, err);
+		rc = store_step_done(s, ST_COMMIT, what, err);
 	if (rc < 0)
 		tx_abort(s);
 	return rc;
 }
 
 /* Binds n bytes of text from a fixed field that may lack its NUL. */
-static int bind_field(sqlite3_stmt *st, int idx, const char *field, size_t cap)
+int store_bind_field(sqlite3_stmt *st, int idx, const char *field, size_t cap)
 {
 	return sqlite3_bind_text(st, idx, field, (int)strnlen(field, cap), SQLITE_STATIC);
 }
 
 /* Copies column col (text, or "" for NULL) into a fixed field with its NUL,
  * cut to fit. */
-static void column_field(sqlite3_stmt *st, int col, char *field, size_t cap)
+void store_column_field(sqlite3_stmt *st, int col, char *field, size_t cap)
 {
 	const unsigned char *t = sqlite3_column_text(st, col);
 	size_t n = t ? (size_t)sqlite3_column_bytes(st, col) : 0;
@@ -174,7 +166,7 @@ static void column_field(sqlite3_stmt *st, int col, char *field, size_t cap)
 }
 
 /* A REAL column, NaN for NULL (SQLite stores NaN as NULL). */
-static double column_real(sqlite3_stmt *st, int col)
+double store_column_real(sqlite3_stmt *st, int col)
 {
 	if (sqlite3_column_type(st, col) == SQLITE_NULL)
 		return NAN;
@@ -182,7 +174,7 @@ static double column_real(sqlite3_stmt *st, int col)
 }
 
 /* sqlite3_bind_* return a SQLite code; the first failure wins. */
-static int bind_ok(int rc, int next)
+int store_bind_ok(int rc, int next)
 {
 	return rc != SQLITE_OK ? rc : next;
 }
@@ -232,23 +224,23 @@ static int query_int(struct rv_store *s, const char *sql, sqlite3_int64 *out, co
 	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
-		return fail_sqlite(s, rc, what, err);
+		return store_fail_sqlite(s, rc, what, err);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && out)
 		*out = sqlite3_column_int64(st, 0);
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		rc = 0;
 	else
-		rc = fail_sqlite(s, rc, what, err);
+		rc = store_fail_sqlite(s, rc, what, err);
 	sqlite3_finalize(st);
 	return rc;
 }
 
-static int exec_sql(struct rv_store *s, const char *sql, const char *what, struct rv_err *err)
+int store_exec_sql(struct rv_store *s, const char *sql, const char *what, struct rv_err *err)
 {
 	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 
-	return rc == SQLITE_OK ? 0 : fail_sqlite(s, rc, what, err);
+	return rc == SQLITE_OK ? 0 : store_fail_sqlite(s, rc, what, err);
 }
 
 static int check_version(struct rv_store *s, sqlite3_int64 version, struct rv_err *err)
@@ -261,13 +253,14 @@ static int check_version(struct rv_store *s, sqlite3_int64 version, struct rv_er
 	return 0;
 }
 
-/* Creates the schema when user_version is 0, under the write lock so that
- * two agents starting at once do not both create it. */
+/* Creates the schema when user_version is 0 and upgrades a version 1
+ * store, under the write lock so that two agents starting at once do not
+ * both do it. */
 static int create_schema(struct rv_store *s, struct rv_err *err)
 {
 	sqlite3_int64 version = 0, objects = 0;
 	char set_version[64];
-	int rc = exec_sql(s, "BEGIN IMMEDIATE", "creating the schema", err);
+	int rc = store_exec_sql(s, "BEGIN IMMEDIATE", "creating the schema", err);
 
 	if (rc < 0)
 		return rc;
@@ -281,15 +274,21 @@ static int create_schema(struct rv_store *s, struct rv_err *err)
 		rc = rv_err_set(err, -EILSEQ,
 				"store %s: not a reveal store (a SQLite database with tables but"
 				" no schema version)", s->path);
+	snprintf(set_version, sizeof(set_version), "PRAGMA user_version = %d",
+		 RV_STORE_SCHEMA_VERSION);
 	if (rc == 0 && version == 0) {
-		snprintf(set_version, sizeof(set_version), "PRAGMA user_version = %d",
-			 RV_STORE_SCHEMA_VERSION);
-		rc = exec_sql(s, rv_store_schema_v1, "creating the schema", err);
+		rc = store_exec_sql(s, rv_store_schema_v1, "creating the schema", err);
 		if (rc == 0)
-			rc = exec_sql(s, set_version, "writing the schema version", err);
+			version = 1;
+	}
+	if (rc == 0 && version == 1) {
+		rc = store_exec_sql(s, rv_store_schema_v2_upgrade, "upgrading the schema to version 2",
+				    err);
+		if (rc == 0)
+			rc = store_exec_sql(s, set_version, "writing the schema version", err);
 	}
 	if (rc == 0)
-		rc = exec_sql(s, "COMMIT", "creating the schema", err);
+		rc = store_exec_sql(s, "COMMIT", "creating the schema", err);
 	if (rc < 0 && !sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
@@ -303,7 +302,7 @@ static int set_journal(struct rv_store *s, struct rv_err *err)
 	int rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
-		return fail_sqlite(s, rc, "setting WAL mode", err);
+		return store_fail_sqlite(s, rc, "setting WAL mode", err);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		const char *mode = (const char *)sqlite3_column_text(st, 0);
@@ -312,11 +311,11 @@ static int set_journal(struct rv_store *s, struct rv_err *err)
 				mode ? mode : "unknown");
 		rc = 0;
 	} else {
-		rc = fail_sqlite(s, rc, "setting WAL mode", err);
+		rc = store_fail_sqlite(s, rc, "setting WAL mode", err);
 	}
 	sqlite3_finalize(st);
 	if (rc == 0)
-		rc = exec_sql(s, "PRAGMA synchronous = NORMAL", "setting synchronous", err);
+		rc = store_exec_sql(s, "PRAGMA synchronous = NORMAL", "setting synchronous", err);
 	return rc;
 }
 
@@ -328,7 +327,7 @@ static int store_connect(struct rv_store *s, struct rv_err *err)
 	int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 
 	if (rc != SQLITE_OK)
-		return fail_sqlite(s, rc, "opening", err);
+		return store_fail_sqlite(s, rc, "opening", err);
 	if (sqlite3_db_readonly(s->db, "main") == 1)
 		return rv_err_set(err, -EACCES, "store %s: the file is not writable", s->path);
 	sqlite3_extended_result_codes(s->db, 1);
@@ -344,7 +343,7 @@ static int store_connect(struct rv_store *s, struct rv_err *err)
 		int prc = sqlite3_prepare_v3(s->db, rv_store_stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 					     &s->st[i], NULL);
 		if (prc != SQLITE_OK)
-			rc = fail_sqlite(s, prc, "preparing statements", err);
+			rc = store_fail_sqlite(s, prc, "preparing statements", err);
 	}
 	return rc;
 }
@@ -421,18 +420,18 @@ static int write_signals(struct rv_store *s, const struct rv_store_incident *inc
 	int rc;
 
 	sqlite3_bind_int64(s->st[ST_SIG_DELETE], 1, (sqlite3_int64)inc->id);
-	rc = step_done(s, ST_SIG_DELETE, what, err);
+	rc = store_step_done(s, ST_SIG_DELETE, what, err);
 	for (size_t i = 0; rc == 0 && i < inc->nsig; i++) {
 		const struct rv_store_signal *g = &inc->sig[i];
 		int brc = sqlite3_bind_int64(st, 1, (sqlite3_int64)inc->id);
 
-		brc = bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
-		brc = bind_ok(brc, bind_field(st, 3, g->name, sizeof(g->name)));
-		brc = bind_ok(brc, sqlite3_bind_double(st, 4, g->share));
-		brc = bind_ok(brc, sqlite3_bind_double(st, 5, g->baseline));
-		brc = bind_ok(brc, sqlite3_bind_double(st, 6, g->value));
-		rc = brc != SQLITE_OK ? fail_sqlite(s, brc, what, err)
-				      : step_done(s, ST_SIG_INSERT, what, err);
+		brc = store_bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
+		brc = store_bind_ok(brc, store_bind_field(st, 3, g->name, sizeof(g->name)));
+		brc = store_bind_ok(brc, sqlite3_bind_double(st, 4, g->share));
+		brc = store_bind_ok(brc, sqlite3_bind_double(st, 5, g->baseline));
+		brc = store_bind_ok(brc, sqlite3_bind_double(st, 6, g->value));
+		rc = brc != SQLITE_OK ? store_fail_sqlite(s, brc, what, err)
+				      : store_step_done(s, ST_SIG_INSERT, what, err);
 	}
 	return rc;
 }
@@ -443,21 +442,21 @@ static int write_incident_row(struct rv_store *s, const struct rv_store_incident
 	sqlite3_stmt *st = s->st[ST_INC_UPSERT];
 	int brc = sqlite3_bind_int64(st, 1, (sqlite3_int64)inc->id);
 
-	brc = bind_ok(brc, sqlite3_bind_double(st, 2, inc->start_ts));
-	brc = bind_ok(brc, sqlite3_bind_double(st, 3, inc->end_ts));
-	brc = bind_ok(brc, sqlite3_bind_int(st, 4, inc->open != 0));
-	brc = bind_ok(brc, sqlite3_bind_int64(st, 5, (sqlite3_int64)inc->windows));
-	brc = bind_ok(brc, sqlite3_bind_double(st, 6, inc->peak_score));
-	brc = bind_ok(brc, sqlite3_bind_double(st, 7, inc->mean_score));
-	brc = bind_ok(brc, sqlite3_bind_int64(st, 8, (sqlite3_int64)inc->detectors));
-	brc = bind_ok(brc, bind_field(st, 9, inc->subsystem, sizeof(inc->subsystem)));
-	brc = bind_ok(brc, bind_field(st, 10, inc->host, sizeof(inc->host)));
-	brc = bind_ok(brc, bind_field(st, 11, inc->subsystems, sizeof(inc->subsystems)));
+	brc = store_bind_ok(brc, sqlite3_bind_double(st, 2, inc->start_ts));
+	brc = store_bind_ok(brc, sqlite3_bind_double(st, 3, inc->end_ts));
+	brc = store_bind_ok(brc, sqlite3_bind_int(st, 4, inc->open != 0));
+	brc = store_bind_ok(brc, sqlite3_bind_int64(st, 5, (sqlite3_int64)inc->windows));
+	brc = store_bind_ok(brc, sqlite3_bind_double(st, 6, inc->peak_score));
+	brc = store_bind_ok(brc, sqlite3_bind_double(st, 7, inc->mean_score));
+	brc = store_bind_ok(brc, sqlite3_bind_int64(st, 8, (sqlite3_int64)inc->detectors));
+	brc = store_bind_ok(brc, store_bind_field(st, 9, inc->subsystem, sizeof(inc->subsystem)));
+	brc = store_bind_ok(brc, store_bind_field(st, 10, inc->host, sizeof(inc->host)));
+	brc = store_bind_ok(brc, store_bind_field(st, 11, inc->subsystems, sizeof(inc->subsystems)));
 	if (brc != SQLITE_OK) {
 		sqlite3_clear_bindings(st);
-		return fail_sqlite(s, brc, what, err);
+		return store_fail_sqlite(s, brc, what, err);
 	}
-	return step_done(s, ST_INC_UPSERT, what, err);
+	return store_step_done(s, ST_INC_UPSERT, what, err);
 }
 
 int rv_store_put_incident(struct rv_store *s, const struct rv_store_incident *inc,
@@ -471,13 +470,13 @@ int rv_store_put_incident(struct rv_store *s, const struct rv_store_incident *in
 	if (rc < 0)
 		return rc;
 	snprintf(what, sizeof(what), "writing incident %llu", (unsigned long long)inc->id);
-	rc = tx_begin(s, what, err);
+	rc = store_tx_begin(s, what, err);
 	if (rc < 0)
 		return rc;
 	rc = write_incident_row(s, inc, what, err);
 	if (rc == 0)
 		rc = write_signals(s, inc, what, err);
-	return tx_end(s, rc, what, err);
+	return store_tx_end(s, rc, what, err);
 }
 
 /* Fills inc from the current row of ST_INC_LIST and its signals. */
@@ -489,26 +488,29 @@ static int read_incident(struct rv_store *s, struct rv_store_incident *inc, stru
 
 	memset(inc, 0, sizeof(*inc));
 	inc->id = (uint64_t)sqlite3_column_int64(st, 0);
-	inc->start_ts = column_real(st, 1);
-	inc->end_ts = column_real(st, 2);
+	inc->start_ts = store_column_real(st, 1);
+	inc->end_ts = store_column_real(st, 2);
 	inc->open = sqlite3_column_int(st, 3) != 0;
 	inc->windows = windows > 0 ? (size_t)windows : 0;
-	inc->peak_score = column_real(st, 5);
-	inc->mean_score = column_real(st, 6);
+	inc->peak_score = store_column_real(st, 5);
+	inc->mean_score = store_column_real(st, 6);
 	inc->detectors = (unsigned)sqlite3_column_int64(st, 7);
-	column_field(st, 8, inc->subsystem, sizeof(inc->subsystem));
-	column_field(st, 9, inc->host, sizeof(inc->host));
-	column_field(st, 10, inc->subsystems, sizeof(inc->subsystems));
+	store_column_field(st, 8, inc->subsystem, sizeof(inc->subsystem));
+	store_column_field(st, 9, inc->host, sizeof(inc->host));
+	store_column_field(st, 10, inc->subsystems, sizeof(inc->subsystems));
+	store_column_field(st, 11, inc->cause, sizeof(inc->cause));
+	store_column_field(st, 12, inc->cause_title, sizeof(inc->cause_title));
+	inc->cause_confidence = store_column_real(st, 13);
 	sqlite3_bind_int64(sg, 1, (sqlite3_int64)inc->id);
 	sqlite3_bind_int(sg, 2, RV_STORE_SIG_MAX);
 	while ((rc = sqlite3_step(sg)) == SQLITE_ROW) {
 		struct rv_store_signal *g = &inc->sig[inc->nsig++];
-		column_field(sg, 0, g->name, sizeof(g->name));
-		g->share = column_real(sg, 1);
-		g->baseline = column_real(sg, 2);
-		g->value = column_real(sg, 3);
+		store_column_field(sg, 0, g->name, sizeof(g->name));
+		g->share = store_column_real(sg, 1);
+		g->baseline = store_column_real(sg, 2);
+		g->value = store_column_real(sg, 3);
 	}
-	rc = rc == SQLITE_DONE ? 0 : fail_sqlite(s, rc, "reading signals", err);
+	rc = rc == SQLITE_DONE ? 0 : store_fail_sqlite(s, rc, "reading signals", err);
 	sqlite3_reset(sg);
 	return rc;
 }
@@ -534,7 +536,7 @@ int rv_store_list_incidents(struct rv_store *s, double since_ts, size_t limit,
 		if (src == SQLITE_DONE)
 			break;
 		if (src != SQLITE_ROW) {
-			rc = fail_sqlite(s, src, "listing incidents", err);
+			rc = store_fail_sqlite(s, src, "listing incidents", err);
 			break;
 		}
 		rc = read_incident(s, &inc, err);
@@ -570,7 +572,7 @@ int rv_store_close_open_incidents(struct rv_store *s, double end_ts, struct rv_e
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_double(s->st[ST_CLOSE_OPEN], 1, end_ts);
-	return step_done(s, ST_CLOSE_OPEN, "closing open incidents", err);
+	return store_step_done(s, ST_CLOSE_OPEN, "closing open incidents", err);
 }
 
 int rv_store_prune(struct rv_store *s, double older_than_ts, size_t keep_max, struct rv_err *err)
@@ -580,18 +582,18 @@ int rv_store_prune(struct rv_store *s, double older_than_ts, size_t keep_max, st
 
 	if (rc < 0)
 		return rc;
-	rc = tx_begin(s, "pruning incidents", err);
+	rc = store_tx_begin(s, "pruning incidents", err);
 	if (rc < 0)
 		return rc;
-	rc = step_done(s, ST_PRUNE_MARK, "pruning incidents", err);
+	rc = store_step_done(s, ST_PRUNE_MARK, "pruning incidents", err);
 	if (rc == 0) {
 		st = s->st[ST_PRUNE];
 		sqlite3_bind_double(st, 1, isnan(older_than_ts) ? -INFINITY : older_than_ts);
 		sqlite3_bind_int64(st, 2, keep_max > (size_t)INT64_MAX ? INT64_MAX
 									: (sqlite3_int64)keep_max);
-		rc = step_done(s, ST_PRUNE, "pruning incidents", err);
+		rc = store_step_done(s, ST_PRUNE, "pruning incidents", err);
 	}
-	return tx_end(s, rc, "pruning incidents", err);
+	return store_tx_end(s, rc, "pruning incidents", err);
 }
 
 /* ------------------------------------------------------------ fits and kv */
@@ -607,17 +609,17 @@ int rv_store_put_fit(struct rv_store *s, const struct rv_store_fit *f, struct rv
 		return rv_err_set(err, -EINVAL, "store %s: fit without a time", s->path);
 	st = s->st[ST_FIT_INSERT];
 	brc = sqlite3_bind_double(st, 1, f->ts);
-	brc = bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)f->channels));
-	brc = bind_ok(brc, sqlite3_bind_int64(st, 3, (sqlite3_int64)f->features));
-	brc = bind_ok(brc, sqlite3_bind_int64(st, 4, (sqlite3_int64)f->train_windows));
-	brc = bind_ok(brc, sqlite3_bind_double(st, 5, f->fit_seconds));
-	brc = bind_ok(brc, bind_field(st, 6, f->reason, sizeof(f->reason)));
-	brc = bind_ok(brc, bind_field(st, 7, f->model_path, sizeof(f->model_path)));
+	brc = store_bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)f->channels));
+	brc = store_bind_ok(brc, sqlite3_bind_int64(st, 3, (sqlite3_int64)f->features));
+	brc = store_bind_ok(brc, sqlite3_bind_int64(st, 4, (sqlite3_int64)f->train_windows));
+	brc = store_bind_ok(brc, sqlite3_bind_double(st, 5, f->fit_seconds));
+	brc = store_bind_ok(brc, store_bind_field(st, 6, f->reason, sizeof(f->reason)));
+	brc = store_bind_ok(brc, store_bind_field(st, 7, f->model_path, sizeof(f->model_path)));
 	if (brc != SQLITE_OK) {
 		sqlite3_clear_bindings(st);
-		return fail_sqlite(s, brc, "writing a fit", err);
+		return store_fail_sqlite(s, brc, "writing a fit", err);
 	}
-	return step_done(s, ST_FIT_INSERT, "writing a fit", err);
+	return store_step_done(s, ST_FIT_INSERT, "writing a fit", err);
 }
 
 int rv_store_count_fits(struct rv_store *s, size_t *out, struct rv_err *err)
@@ -645,12 +647,12 @@ int rv_store_set_kv(struct rv_store *s, const char *key, const char *value, stru
 		return rv_err_set(err, -EINVAL, "store %s: key or value missing", s->path);
 	st = s->st[ST_KV_SET];
 	brc = sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	brc = bind_ok(brc, sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC));
+	brc = store_bind_ok(brc, sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC));
 	if (brc != SQLITE_OK) {
 		sqlite3_clear_bindings(st);
-		return fail_sqlite(s, brc, "writing a key", err);
+		return store_fail_sqlite(s, brc, "writing a key", err);
 	}
-	return step_done(s, ST_KV_SET, key, err);
+	return store_step_done(s, ST_KV_SET, key, err);
 }
 
 int rv_store_get_kv(struct rv_store *s, const char *key, char *buf, size_t cap,
@@ -682,7 +684,7 @@ int rv_store_get_kv(struct rv_store *s, const char *key, char *buf, size_t cap,
 	} else if (rc == SQLITE_DONE) {
 		rc = rv_err_set(err, -ENOENT, "store %s: no key %s", s->path, key);
 	} else {
-		rc = fail_sqlite(s, rc, "reading a key", err);
+		rc = store_fail_sqlite(s, rc, "reading a key", err);
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);

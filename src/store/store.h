@@ -13,7 +13,8 @@
  * file), busy timeout RV_STORE_BUSY_MS. The schema version is kept in
  * `PRAGMA user_version`; a file with a newer version is refused.
  *
- * Schema, version 1 (timestamps are REAL unix seconds, UTC):
+ * Schema, version 2 (timestamps are REAL unix seconds, UTC; a version 1
+ * store is upgraded in place when opened):
  *
  *   incidents(id INTEGER PRIMARY KEY, start_ts REAL, end_ts REAL,
  *             open INTEGER 0|1, windows INTEGER, peak_score REAL,
@@ -26,15 +27,30 @@
  *             value REAL; PRIMARY KEY (incident_id, pos))
  *   fits(id INTEGER PRIMARY KEY, ts REAL, channels INTEGER, features INTEGER,
  *        train_windows INTEGER, fit_seconds REAL, reason TEXT, model_path TEXT)
+ *   incident_details(incident_id INTEGER PRIMARY KEY, base_from REAL,
+ *             base_to REAL, start_ts REAL, end_ts REAL): the baseline and
+ *             incident stretches the evidence was computed over
+ *   incident_evidence(incident_id, pos, name, skew, base_n, inc_n,
+ *             base_mean, base_sd, value, inc_sd, peak, z, change, dir,
+ *             onset_ts; PRIMARY KEY (incident_id, pos)): the channels that
+ *             moved (explain/evidence.h), strongest first
+ *   incident_series(incident_id, pos, name, points INTEGER, data BLOB:
+ *             points x (f64 time, f32 value), little-endian; PRIMARY KEY
+ *             (incident_id, pos)): the top signals' samples around the
+ *             incident, for plots
+ *   incident_causes(incident_id, rank, rule_id, title, confidence): the
+ *             knowledge base's likely causes when the incident was written
  *   kv(name TEXT PRIMARY KEY, value TEXT); names starting "store." are the
  *        store's own (store.incident_id_high: the largest id ever pruned)
  *   incidents_view: one line per incident for people, newest first:
  *        id, start_utc, end_utc (datetime text), seconds, state ('open' or
  *        'closed'), windows, peak_score, mean_score, detectors, subsystem,
- *        host, signals ("gpu.power:0 (41%), mem.used (20%)")
+ *        host, signals ("gpu.power:0 (41%), mem.used (20%)"), likely_cause
+ *        ("Packet loss on the network path (82%)")
  *
  * A missing number (NaN score, baseline or value) is stored as NULL and
- * read back as NaN. Deleting an incident row deletes its signals (trigger).
+ * read back as NaN. Deleting an incident row deletes its signals and
+ * details (triggers).
  * Operator queries, e.g.:
  *   sqlite3 -box /var/lib/reveal/agent.db 'SELECT * FROM incidents_view LIMIT 20'
  *
@@ -58,9 +74,10 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "explain/evidence.h"
 
 enum {
-	RV_STORE_SCHEMA_VERSION = 1,  /* PRAGMA user_version this code writes and reads */
+	RV_STORE_SCHEMA_VERSION = 2,  /* PRAGMA user_version this code writes and reads */
 	RV_STORE_BUSY_MS = 2000,      /* wait this long for another writer's lock */
 	RV_STORE_SIG_MAX = 8,         /* signals kept per incident */
 	RV_STORE_SIG_NAME_LEN = 96,   /* channel name, with its NUL */
@@ -69,6 +86,12 @@ enum {
 	RV_STORE_HOST_LEN = 64,
 	RV_STORE_REASON_LEN = 32,
 	RV_STORE_PATH_LEN = 256,
+	RV_STORE_EV_MAX = 256,        /* evidence entries kept per incident */
+	RV_STORE_SERIES_MAX = 8,      /* series kept per incident */
+	RV_STORE_SERIES_POINTS = 4096,/* points per series at most */
+	RV_STORE_CAUSE_MAX = 4,       /* causes kept per incident */
+	RV_STORE_RULE_ID_LEN = 64,
+	RV_STORE_TITLE_LEN = 160,
 };
 
 struct rv_store;
@@ -96,6 +119,12 @@ struct rv_store_incident {
 	size_t nsig;            /* 0..RV_STORE_SIG_MAX valid entries of sig */
 	struct rv_store_signal sig[RV_STORE_SIG_MAX];
 	char host[RV_STORE_HOST_LEN];
+	/* the likeliest cause (rank 0 of the details' causes): read back by
+	 * rv_store_list_incidents, written by rv_store_put_details, ignored by
+	 * rv_store_put_incident; "" and NaN when none */
+	char cause[RV_STORE_RULE_ID_LEN];
+	char cause_title[RV_STORE_TITLE_LEN];
+	double cause_confidence;
 };
 
 struct rv_store_fit {
@@ -104,6 +133,37 @@ struct rv_store_fit {
 	double fit_seconds;
 	char reason[RV_STORE_REASON_LEN];    /* "learn", "refit", "loaded" */
 	char model_path[RV_STORE_PATH_LEN];
+};
+
+/* The samples of one signal around an incident. */
+struct rv_store_series {
+	char name[RV_STORE_SIG_NAME_LEN];
+	size_t n;               /* 0..RV_STORE_SERIES_POINTS */
+	double *ts;             /* n times (put: the caller's; get: owned by the details) */
+	float *v;               /* n values, NaN: a gap */
+};
+
+struct rv_store_cause {
+	char rule_id[RV_STORE_RULE_ID_LEN];
+	char title[RV_STORE_TITLE_LEN];
+	double confidence;      /* 0..1 */
+};
+
+/*
+ * What a report needs of an incident beyond its row: the evidence (the
+ * entries that moved, strongest first; names are the caller's on put and
+ * owned by the details on get), the series of its top signals, and the
+ * likely causes found when it was written.
+ */
+struct rv_store_details {
+	double base_from, base_to;   /* the baseline stretch */
+	double start_ts, end_ts;     /* the incident stretch of the evidence */
+	size_t nev;                  /* 0..RV_STORE_EV_MAX */
+	struct rv_evidence_sig *ev;
+	size_t nseries;
+	struct rv_store_series series[RV_STORE_SERIES_MAX];
+	size_t ncauses;
+	struct rv_store_cause causes[RV_STORE_CAUSE_MAX];
 };
 
 /*
@@ -162,6 +222,28 @@ int rv_store_close_open_incidents(struct rv_store *s, double end_ts, struct rv_e
  * rv_store_max_incident_id. One transaction.
  */
 int rv_store_prune(struct rv_store *s, double older_than_ts, size_t keep_max, struct rv_err *err);
+
+/*
+ * Replaces the details of incident id (which need not be stored yet: the
+ * rows go when the incident is pruned or replaced) in one transaction.
+ * -EINVAL for more entries than the limits above, id 0 or above INT64_MAX,
+ * a series without ts/v while n > 0, or an entry without a name.
+ */
+int rv_store_put_details(struct rv_store *s, uint64_t id, const struct rv_store_details *d,
+			 struct rv_err *err);
+
+/*
+ * Reads the details of incident id into *d (zeroed first; free with
+ * rv_store_details_free). -ENOENT (err set) when none were written, e.g.
+ * for an incident of a version 1 store or one still open. A series blob
+ * whose size does not match its point count (an operator's edit) is
+ * -EILSEQ naming the incident and series.
+ */
+int rv_store_get_details(struct rv_store *s, uint64_t id, struct rv_store_details *d,
+			 struct rv_err *err);
+
+/* Frees what rv_store_get_details allocated and zeroes d. NULL: no-op. */
+void rv_store_details_free(struct rv_store_details *d);
 
 /* Appends one model fit row. -EINVAL for a non-finite ts. */
 int rv_store_put_fit(struct rv_store *s, const struct rv_store_fit *f, struct rv_err *err);

@@ -25,7 +25,8 @@ const char *const rv_store_stmt_sql[ST_COUNT] = {
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_INC_LIST] =
 		"SELECT id, start_ts, end_ts, open, windows, peak_score, mean_score,"
-		" detectors, subsystem, host, subsystems FROM incidents"
+		" detectors, subsystem, host, subsystems, c.rule_id, c.title, c.confidence"
+		" FROM incidents LEFT JOIN incident_causes c ON c.incident_id = id AND c.rank = 0"
 		" WHERE open <> 0 OR end_ts >= ?1"
 		" ORDER BY start_ts DESC, id DESC LIMIT ?2",
 	[ST_SIG_LIST] =
@@ -54,6 +55,36 @@ const char *const rv_store_stmt_sql[ST_COUNT] = {
 		"INSERT INTO kv (name, value) VALUES (?1, ?2)"
 		" ON CONFLICT (name) DO UPDATE SET value = excluded.value",
 	[ST_KV_GET] = "SELECT value FROM kv WHERE name = ?1",
+	[ST_DET_DELETE] = "DELETE FROM incident_details WHERE incident_id = ?1",
+	[ST_EV_DELETE] = "DELETE FROM incident_evidence WHERE incident_id = ?1",
+	[ST_SER_DELETE] = "DELETE FROM incident_series WHERE incident_id = ?1",
+	[ST_CAUSE_DELETE] = "DELETE FROM incident_causes WHERE incident_id = ?1",
+	[ST_DET_INSERT] =
+		"INSERT INTO incident_details (incident_id, base_from, base_to, start_ts, end_ts)"
+		" VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_EV_INSERT] =
+		"INSERT INTO incident_evidence (incident_id, pos, name, skew, base_n, inc_n,"
+		" base_mean, base_sd, value, inc_sd, peak, z, change, dir, onset_ts)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	[ST_SER_INSERT] =
+		"INSERT INTO incident_series (incident_id, pos, name, points, data)"
+		" VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_CAUSE_INSERT] =
+		"INSERT INTO incident_causes (incident_id, rank, rule_id, title, confidence)"
+		" VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_DET_GET] =
+		"SELECT base_from, base_to, start_ts, end_ts FROM incident_details"
+		" WHERE incident_id = ?1",
+	[ST_EV_LIST] =
+		"SELECT name, skew, base_n, inc_n, base_mean, base_sd, value, inc_sd, peak, z,"
+		" change, dir, onset_ts FROM incident_evidence WHERE incident_id = ?1"
+		" ORDER BY pos LIMIT ?2",
+	[ST_SER_LIST] =
+		"SELECT name, points, data FROM incident_series WHERE incident_id = ?1"
+		" ORDER BY pos LIMIT ?2",
+	[ST_CAUSE_LIST] =
+		"SELECT rule_id, title, confidence FROM incident_causes WHERE incident_id = ?1"
+		" ORDER BY rank LIMIT ?2",
 };
 
 /* Version 1. Created in one transaction with PRAGMA user_version. */
@@ -87,4 +118,50 @@ const char rv_store_schema_v1[] =
 	" (SELECT group_concat(label, ', ') FROM (SELECT s.name || ' ('"
 	" || CAST(round(s.share * 100) AS INTEGER) || '%)' AS label"
 	" FROM incident_signals s WHERE s.incident_id = i.id ORDER BY s.pos)) AS signals"
+	" FROM incidents i ORDER BY i.start_ts DESC, i.id DESC;";
+
+/*
+ * Version 2 adds what a report needs beyond the top signals: the evidence
+ * (how each channel that moved did so), the samples of the top signals
+ * around the incident, and the knowledge base's likely causes. The view
+ * gains the likeliest cause. Applied to a version 1 store in place.
+ */
+const char rv_store_schema_v2_upgrade[] =
+	"CREATE TABLE incident_details ("
+	" incident_id INTEGER PRIMARY KEY, base_from REAL, base_to REAL,"
+	" start_ts REAL, end_ts REAL);"
+	"CREATE TABLE incident_evidence ("
+	" incident_id INTEGER NOT NULL, pos INTEGER NOT NULL, name TEXT NOT NULL,"
+	" skew INTEGER NOT NULL, base_n INTEGER NOT NULL, inc_n INTEGER NOT NULL,"
+	" base_mean REAL, base_sd REAL, value REAL, inc_sd REAL, peak REAL, z REAL,"
+	" change REAL, dir INTEGER NOT NULL, onset_ts REAL,"
+	" PRIMARY KEY (incident_id, pos)) WITHOUT ROWID;"
+	"CREATE TABLE incident_series ("
+	" incident_id INTEGER NOT NULL, pos INTEGER NOT NULL, name TEXT NOT NULL,"
+	" points INTEGER NOT NULL, data BLOB,"
+	" PRIMARY KEY (incident_id, pos)) WITHOUT ROWID;"
+	"CREATE TABLE incident_causes ("
+	" incident_id INTEGER NOT NULL, rank INTEGER NOT NULL, rule_id TEXT NOT NULL,"
+	" title TEXT NOT NULL, confidence REAL,"
+	" PRIMARY KEY (incident_id, rank)) WITHOUT ROWID;"
+	"CREATE TRIGGER incidents_delete_details AFTER DELETE ON incidents BEGIN"
+	" DELETE FROM incident_details WHERE incident_id = old.id;"
+	" DELETE FROM incident_evidence WHERE incident_id = old.id;"
+	" DELETE FROM incident_series WHERE incident_id = old.id;"
+	" DELETE FROM incident_causes WHERE incident_id = old.id; END;"
+	"DROP VIEW incidents_view;"
+	"CREATE VIEW incidents_view AS SELECT i.id AS id,"
+	" datetime(i.start_ts, 'unixepoch') AS start_utc,"
+	" datetime(i.end_ts, 'unixepoch') AS end_utc,"
+	" round(i.end_ts - i.start_ts, 1) AS seconds,"
+	" CASE WHEN i.open <> 0 THEN 'open' ELSE 'closed' END AS state,"
+	" i.windows AS windows, round(i.peak_score, 3) AS peak_score,"
+	" round(i.mean_score, 3) AS mean_score, i.detectors AS detectors,"
+	" i.subsystem AS subsystem, i.host AS host,"
+	" (SELECT group_concat(label, ', ') FROM (SELECT s.name || ' ('"
+	" || CAST(round(s.share * 100) AS INTEGER) || '%)' AS label"
+	" FROM incident_signals s WHERE s.incident_id = i.id ORDER BY s.pos)) AS signals,"
+	" (SELECT c.title || ' (' || CAST(round(c.confidence * 100) AS INTEGER) || '%)'"
+	" FROM incident_causes c WHERE c.incident_id = i.id ORDER BY c.rank LIMIT 1)"
+	" AS likely_cause"
 	" FROM incidents i ORDER BY i.start_ts DESC, i.id DESC;";

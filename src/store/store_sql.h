@@ -1,9 +1,15 @@
 /*
- * store_sql.h - the store's SQL text (internal to store/): the statements
- * prepared at open, by id, and the schema of version 1.
+ * store_sql.h - internal to store/: the SQL text (the statements prepared
+ * at open, by id, and the schema), the connection struct, and the helpers
+ * store.c gives store_details.c.
  */
 #ifndef RV_STORE_STORE_SQL_H
 #define RV_STORE_STORE_SQL_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "base/err.h"
 
 enum stmt_id {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
@@ -12,6 +18,9 @@ enum stmt_id {
 	ST_PRUNE_MARK, ST_PRUNE,
 	ST_FIT_INSERT, ST_FIT_COUNT,
 	ST_KV_SET, ST_KV_GET,
+	ST_DET_DELETE, ST_EV_DELETE, ST_SER_DELETE, ST_CAUSE_DELETE,
+	ST_DET_INSERT, ST_EV_INSERT, ST_SER_INSERT, ST_CAUSE_INSERT,
+	ST_DET_GET, ST_EV_LIST, ST_SER_LIST, ST_CAUSE_LIST,
 	ST_COUNT
 };
 
@@ -21,5 +30,27 @@ enum stmt_id {
 
 extern const char *const rv_store_stmt_sql[ST_COUNT];
 extern const char rv_store_schema_v1[];
+/* Version 1 -> 2: the incident details (evidence, series, causes). */
+extern const char rv_store_schema_v2_upgrade[];
+
+struct rv_store {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *st[ST_COUNT];
+	int in_callback;          /* inside rv_store_list_incidents' cb */
+	long long saved_max_pages; /* 0 until rv_store_test_limit_pages first runs */
+};
+
+/* store.c's helpers (see there). */
+int store_fail_sqlite(const struct rv_store *s, int rc, const char *what, struct rv_err *err);
+int store_enter(struct rv_store *s, struct rv_err *err);
+int store_step_done(struct rv_store *s, enum stmt_id id, const char *what, struct rv_err *err);
+int store_tx_begin(struct rv_store *s, const char *what, struct rv_err *err);
+int store_tx_end(struct rv_store *s, int rc, const char *what, struct rv_err *err);
+int store_bind_field(sqlite3_stmt *st, int idx, const char *field, size_t cap);
+void store_column_field(sqlite3_stmt *st, int col, char *field, size_t cap);
+double store_column_real(sqlite3_stmt *st, int col);
+int store_bind_ok(int rc, int next);
+int store_exec_sql(struct rv_store *s, const char *sql, const char *what, struct rv_err *err);
 
 #endif

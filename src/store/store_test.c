@@ -27,113 +27,10 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "store/store_sql.h"
+#include "store/store_testutil.h"
 
 enum { LIST_MAX = 64, DISK_FULL_TRIES = 2000 };
-
-struct fixture {
-	char dir[PATH_MAX];
-	char path[PATH_MAX + 16];
-	struct rv_store *s;
-};
-
-static int setup(void **state)
-{
-	struct fixture *fx = calloc(1, sizeof(*fx));
-	const char *tmp = getenv("TMPDIR");
-
-	if (!fx)
-		return -1;
-	snprintf(fx->dir, sizeof(fx->dir), "%s/rv_store_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(fx->dir)) {
-		free(fx);
-		return -1;
-	}
-	snprintf(fx->path, sizeof(fx->path), "%s/agent.db", fx->dir);
-	*state = fx;
-	return 0;
-}
-
-/* Removes the files in the test directory (the store, -wal, -shm, garbage)
- * and the directory. */
-static int teardown(void **state)
-{
-	struct fixture *fx = *state;
-	char p[PATH_MAX + 256];
-	struct dirent *de;
-	DIR *d;
-
-	rv_store_close(fx->s);
-	d = opendir(fx->dir);
-	while (d && (de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", fx->dir, de->d_name);
-		unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(fx->dir);
-	free(fx);
-	return 0;
-}
-
-static struct rv_store *open_ok(struct fixture *fx)
-{
-	struct rv_err err;
-	int rc;
-
-	rv_err_clear(&err);
-	rc = rv_store_open(fx->path, &fx->s, &err);
-	if (rc != 0)
-		fail_msg("open %s: %d %s", fx->path, rc, err.msg);
-	return fx->s;
-}
-
-static void reopen(struct fixture *fx)
-{
-	rv_store_close(fx->s);
-	fx->s = NULL;
-	open_ok(fx);
-}
-
-static void must(int rc, const struct rv_err *err)
-{
-	if (rc != 0)
-		fail_msg("rc %d: %s", rc, err->msg);
-}
-
-static void assert_contains(const char *hay, const char *needle)
-{
-	if (!strstr(hay, needle))
-		fail_msg("'%s' does not contain '%s'", hay, needle);
-}
-
-/* An incident with nsig signals named "<prefix>0", "<prefix>1", ... */
-static struct rv_store_incident make_inc(uint64_t id, double start, double end, int open,
-					 size_t nsig, const char *prefix)
-{
-	struct rv_store_incident inc;
-
-	memset(&inc, 0, sizeof(inc));
-	inc.id = id;
-	inc.start_ts = start;
-	inc.end_ts = end;
-	inc.open = open;
-	inc.windows = (size_t)(end - start) + 1;
-	inc.peak_score = 3.5 + (double)id;
-	inc.mean_score = 2.25;
-	inc.detectors = 0x5u;
-	snprintf(inc.subsystem, sizeof(inc.subsystem), "gpu");
-	snprintf(inc.host, sizeof(inc.host), "node%llu", (unsigned long long)id);
-	inc.nsig = nsig;
-	for (size_t i = 0; i < nsig; i++) {
-		snprintf(inc.sig[i].name, sizeof(inc.sig[i].name), "%s%zu", prefix, i);
-		inc.sig[i].share = 0.5 / (double)(i + 1);
-		inc.sig[i].baseline = 100.0 + (double)i;
-		inc.sig[i].value = 200.0 + (double)i;
-	}
-	return inc;
-}
 
 static void put_ok(struct rv_store *s, const struct rv_store_incident *inc)
 {
@@ -204,23 +101,6 @@ static void assert_same_incident(const struct rv_store_incident *got,
 	}
 }
 
-/* Column 0 of the first row of sql, run on a separate plain connection. */
-static long long raw_int(const char *path, const char *sql)
-{
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	long long v = -1;
-
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return v;
-}
-
 /* Column 0 of the first row of sql as text into buf. */
 static void raw_text(const char *path, const char *sql, char *buf, size_t cap)
 {
@@ -237,17 +117,6 @@ static void raw_text(const char *path, const char *sql, char *buf, size_t cap)
 	sqlite3_close(db);
 }
 
-static void raw_exec(const char *path, const char *sql)
-{
-	sqlite3 *db = NULL;
-
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-					 NULL),
-			 SQLITE_OK);
-	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	sqlite3_close(db);
-}
 
 /* ------------------------------------------------------------- incidents */
 
@@ -608,14 +477,14 @@ static void test_newer_version_refused(void **state)
 	open_ok(fx);
 	rv_store_close(fx->s);
 	fx->s = NULL;
-	raw_exec(fx->path, "PRAGMA user_version = 2");
+	raw_exec(fx->path, "PRAGMA user_version = 3");
 	rv_err_clear(&err);
 	assert_int_equal(rv_store_open(fx->path, &s, &err), -ENOTSUP);
 	assert_ptr_equal(s, (struct rv_store *)&s);
 	assert_contains(err.msg, fx->path);
+	assert_contains(err.msg, "version 3");
 	assert_contains(err.msg, "version 2");
-	assert_contains(err.msg, "version 1");
-	assert_int_equal(raw_int(fx->path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(fx->path, "PRAGMA user_version"), 3);
 }
 
 static void test_not_a_database(void **state)

@@ -16,13 +16,24 @@ CFLAGS  := -g -O1 -std=c11 -D_GNU_SOURCE -DREVEAL_VERSION=\"fuzz\" -Isrc $(BLAS_
 LIBS    := -lz -lm -lpthread -ldl -lyaml $(BLAS_LIBS) -llapacke -llapack
 
 LIBSRC  := $(filter-out %_test.c,$(wildcard $(patsubst %,src/%/*.c,$(MODULES))))
-LIBOBJ  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIBSRC))
+# share/reveal/rules.yaml as C (explain/kb.c: rv_kb_builtin_text), made
+# the way CMakeLists.txt makes it.
+RULES_C := $(B)/gen/rules_yaml.c
+LIBOBJ  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIBSRC)) $(B)/obj/gen/rules_yaml.o
 TARGETS := $(patsubst tests/fuzz/%.c,$(B)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all
 all: $(TARGETS) $(B)/gen_seeds
 
 $(B)/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer-no-link $(SAN) -c $< -o $@
+
+$(RULES_C): share/reveal/rules.yaml scripts/embed-text.sh
+	@mkdir -p $(@D)
+	sh scripts/embed-text.sh $< $@ rv_kb_rules_yaml
+
+$(B)/obj/gen/rules_yaml.o: $(RULES_C)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer-no-link $(SAN) -c $< -o $@
 

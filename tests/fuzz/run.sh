@@ -133,6 +133,15 @@ seed() {	# seed TARGET DIR
 	model)      cp "$R/seeds/model/payload" "$R/seeds/model/file" "$2/" 2>/dev/null ;;
 	rvl)        cp "$R/seeds/rvl/small.rvl" "$2/" 2>/dev/null ;;
 	config)     cp deploy/reveal.yaml "$2/" ;;
+	rules)
+		cp share/reveal/rules.yaml "$2/"
+		;;
+	json)
+		printf '%s\n' '{"incidents":[' \
+			'{"id":1,"start":1700000005.000,"end":1700000007.000,"duration_s":2.000,"windows":2,"peak_score":0.91330285643181841,"mean_score":null,"detectors":["spe","bit7"],"subsystem":"mem","top_metrics":[{"name":"mem.used_bytes","share":0.379783}]}' \
+			']}' >"$2/incidents"
+		printf '[1,-0,-0.5e-3,1E+2,"\\u00e9\\ud83d\\ude00\\n\\"\\\\",true,false,null,{"a":{"":[]}},"\303\251"]' >"$2/types"
+		;;
 	esac
 	if [ -d "tests/fuzz/corpus/$1" ]; then
 		cp tests/fuzz/corpus/"$1"/* "$2/" 2>/dev/null

@@ -169,6 +169,26 @@ check "the JSON lines have its open and close events (cpu among the subsystems)"
 check "its top signals carry a baseline and an incident value" \
 	test "$(json inc.json '[i for i in d["incidents"] if i["id"] == '"$CPU_ID"'][0]["top_metrics"][0]["value"] is not None')" = True
 
+# The report of it, from the store: evidence with a baseline, plots, and a
+# likely cause or the plain statement that no rule matched.
+"$REVEAL" report --store reveal.db --incident "$CPU_ID" --format json >rep.json 2>rep.err
+check "reveal report --store explains incident $CPU_ID (exit 0)" test $? -eq 0
+check "its report has evidence with a baseline, plots, and a cause or none plainly" \
+	python3 -c '
+import json, sys
+r = json.load(open("rep.json"))["incidents"]
+assert len(r) == 1, r
+i = r[0]
+assert any(s["baseline"] is not None and s["z"] is not None for s in i["signals"]), i["signals"]
+assert i["series"] and len(i["series"][0]["ts"]) > 10, "no plot samples"
+assert isinstance(i["causes"], list)
+print("likely cause:", i["causes"][0]["id"] if i["causes"] else "no rule matched")
+'
+"$REVEAL" report --store reveal.db -o report.html
+check "the HTML report of the store is written" grep -q '<svg' report.html
+check "the incidents view names the likely cause column" \
+	sqlite3 reveal.db "SELECT likely_cause FROM incidents_view LIMIT 1"
+
 # Restart: SIGTERM, then the same state directory and store.
 kill -TERM "$AGENT"
 wait "$AGENT"

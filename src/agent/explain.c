@@ -1,0 +1,140 @@
+/*
+ * explain.c - the agent's explanation of an incident: evidence, likely
+ * causes and plot series worked out from the ring (explain/details.c,
+ * the code `reveal report` runs over offline data) and shaped for the
+ * store.
+ *
+ * It runs on the main thread when an incident opens, every
+ * EXPLAIN_UPDATE_S while it lasts, and when it closes. Cost: one pass over
+ * the baseline and incident rows of every channel (a few milliseconds for
+ * 400 channels and a few minutes of samples).
+ */
+#include "agent/agent_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "explain/details.h"
+
+/* An open incident's explanation (evidence, causes, plots) is redone this often. */
+#define EXPLAIN_UPDATE_S 30.0
+
+/* Row `row` (0: the oldest held) of the ring. */
+static float ring_get(const void *ctx, size_t row, size_t chan)
+{
+	const struct rv_ring *r = ctx;
+	return rv_ring_row(r, r->len - 1 - row)[chan];
+}
+
+int agent_explain_alloc(struct agent *a)
+{
+	a->ex_ts = malloc((a->ring.cap ? a->ring.cap : 1) * sizeof(*a->ex_ts));
+	a->ex_ev = calloc(RV_STORE_EV_MAX, sizeof(*a->ex_ev));
+	a->ex_idx = malloc(RV_STORE_EV_MAX * sizeof(*a->ex_idx));
+	return a->ex_ts && a->ex_ev && a->ex_idx ? 0 : -ENOMEM;
+}
+
+void agent_explain_free(struct agent *a)
+{
+	free(a->ex_ts);
+	free(a->ex_ev);
+	free(a->ex_idx);
+	a->ex_ts = NULL;
+	a->ex_ev = NULL;
+	a->ex_idx = NULL;
+}
+
+/*
+ * Works out the details of incident inc (its top signals already filled)
+ * into *det, borrowing from *d (which the caller frees with
+ * rv_details_free after the store took det), and sets inc's likely cause.
+ * Returns 0, or a negative errno when there is nothing to explain from
+ * (no model yet, an empty ring) or no memory.
+ */
+int agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_details *d,
+		  struct rv_store_details *det)
+{
+	const char *top[RV_STORE_SIG_MAX];
+	struct rv_ev_source src;
+	struct rv_details_opts o;
+	struct rv_err err;
+	size_t nkeep;
+	int rc;
+
+	memset(det, 0, sizeof(*det));
+	memset(d, 0, sizeof(*d));
+	if (!a->kb && !(a->kb = rv_kb_new_builtin()))
+		return -ENOMEM;
+	if (!a->model || a->ring.len == 0 || !a->ex_ts)
+		return -ENODATA;
+	for (size_t i = 0; i < a->ring.len; i++)
+		a->ex_ts[i] = rv_ring_ts(&a->ring, a->ring.len - 1 - i);
+	src.nrows = a->ring.len;
+	src.nchan = a->nchan;
+	src.ts = a->ex_ts;
+	src.names = (const char *const *)a->names;
+	src.get = ring_get;
+	src.ctx = &a->ring;
+	for (size_t i = 0; i < inc->nsig; i++)
+		top[i] = inc->sig[i].name;
+	o = rv_details_defaults((double)a->model->window * a->interval_s);
+	rv_err_clear(&err);
+	rc = rv_details_build(&src, a->kb, inc->start_ts, inc->end_ts, top, inc->nsig, &o, d, &err);
+	if (rc < 0) {
+		rv_warn("agent: incident %llu: explaining: %s", (unsigned long long)inc->id,
+			rv_err_text(&err, rc));
+		return rc;
+	}
+	det->base_from = d->base_from;
+	det->base_to = d->base_to;
+	det->start_ts = d->start_ts;
+	det->end_ts = d->end_ts;
+	nkeep = rv_details_keep(&d->ev, top, inc->nsig, a->ex_idx, RV_STORE_EV_MAX);
+	for (size_t i = 0; i < nkeep; i++)
+		a->ex_ev[i] = d->ev.sig[a->ex_idx[i]];
+	det->nev = nkeep;
+	det->ev = a->ex_ev;
+	for (size_t i = 0; i < d->nseries && i < RV_STORE_SERIES_MAX; i++) {
+		struct rv_store_series *s = &det->series[det->nseries++];
+		snprintf(s->name, sizeof(s->name), "%s", d->series[i].name);
+		s->n = d->series[i].n < RV_STORE_SERIES_POINTS ? d->series[i].n
+							       : RV_STORE_SERIES_POINTS;
+		s->ts = d->series[i].ts;
+		s->v = d->series[i].v;
+	}
+	for (size_t m = 0; m < d->nmatch && m < RV_STORE_CAUSE_MAX; m++) {
+		struct rv_store_cause *c = &det->causes[det->ncauses++];
+		snprintf(c->rule_id, sizeof(c->rule_id), "%s", rv_kb_rule_id(d->match[m].rule));
+		snprintf(c->title, sizeof(c->title), "%s", rv_kb_rule_title(d->match[m].rule));
+		c->confidence = d->match[m].confidence;
+	}
+	inc->cause[0] = inc->cause_title[0] = '\0';
+	inc->cause_confidence = NAN;
+	if (det->ncauses) {
+		memcpy(inc->cause, det->causes[0].rule_id, sizeof(inc->cause));
+		memcpy(inc->cause_title, det->causes[0].title, sizeof(inc->cause_title));
+		inc->cause_confidence = det->causes[0].confidence;
+	}
+	return 0;
+}
+
+int agent_explain_open(struct agent *a, struct rv_store_incident *inc, double ts, int fresh,
+		       struct rv_details *d, struct rv_store_details *det)
+{
+	memset(d, 0, sizeof(*d));
+	if (fresh || ts - a->open_explained_ts >= EXPLAIN_UPDATE_S) {
+		a->open_explained_ts = ts;
+		return agent_explain(a, inc, d, det) == 0;
+	}
+	if (a->open_valid && a->open_inc.id == inc->id) {
+		/* the cause found at the last explanation (only this thread writes open_inc) */
+		memcpy(inc->cause, a->open_inc.cause, sizeof(inc->cause));
+		memcpy(inc->cause_title, a->open_inc.cause_title, sizeof(inc->cause_title));
+		inc->cause_confidence = a->open_inc.cause_confidence;
+	}
+	return 0;
+}

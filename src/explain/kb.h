@@ -1,0 +1,97 @@
+/*
+ * kb.h - the root-cause knowledge base: signal patterns -> likely cause ->
+ * checks -> fix.
+ *
+ * Rules are data, not code: a YAML file (share/reveal/rules.yaml, embedded
+ * into the binary at build time; docs/RULES.md describes the format) of
+ * `- id:` entries. An operator's own files are loaded after it: an entry
+ * with the id of a loaded rule replaces that rule, `enabled: false`
+ * removes it, a new id adds a rule.
+ *
+ * A rule is matched against an incident's evidence (evidence.h). It fires
+ * when all its required conditions hold and none of its excluding ones
+ * does; its confidence (0..1) then grows with the supporting conditions
+ * that hold and with how far the signals moved. Each match carries the
+ * evidence behind it: for every condition that held, the entry that made
+ * it hold. Matches are ranked by confidence; no match is an answer too
+ * ("no rule matched": the report says so instead of guessing).
+ *
+ * Errors in a rule file are refused whole, with "FILE:LINE:COL: reason".
+ * Pure computation apart from the embedded text: no files are read here
+ * (the caller reads them and passes the text).
+ */
+#ifndef RV_EXPLAIN_KB_H
+#define RV_EXPLAIN_KB_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+#include "explain/evidence.h"
+
+enum {
+	RV_KB_EVIDENCE_MAX = 16,   /* evidence entries kept per match */
+	RV_KB_MATCH_MAX = 8,       /* matches returned per incident at most */
+};
+
+struct rv_kb;
+struct rv_kb_rule;
+
+/* Text of share/reveal/rules.yaml as built into this binary, and its size. */
+const char *rv_kb_builtin_text(size_t *len);
+
+/* An empty knowledge base (no rules). NULL when out of memory. */
+struct rv_kb *rv_kb_new(void);
+void rv_kb_free(struct rv_kb *kb);
+
+/*
+ * Loads rules from text (len bytes, need not be NUL-terminated) read from
+ * a file named name (for messages). Rules whose id is already loaded
+ * replace them; `enabled: false` removes them. The whole text is refused
+ * (kb unchanged) on any error: -EINVAL with "NAME:LINE:COL: reason" in err
+ * (YAML syntax, unknown key, missing id/title/cause/require, a bad
+ * direction or number, a duplicate id within the file, an empty glob...),
+ * -ENOMEM.
+ */
+int rv_kb_load(struct rv_kb *kb, const char *name, const char *text, size_t len,
+	       struct rv_err *err);
+
+/* Convenience: a new kb with the built-in rules. NULL only when out of
+ * memory (the built-in text is tested to load). */
+struct rv_kb *rv_kb_new_builtin(void);
+
+size_t rv_kb_count(const struct rv_kb *kb);
+const struct rv_kb_rule *rv_kb_get(const struct rv_kb *kb, size_t i);
+
+/* Accessors of a rule (strings owned by the kb). */
+const char *rv_kb_rule_id(const struct rv_kb_rule *r);
+const char *rv_kb_rule_title(const struct rv_kb_rule *r);      /* one line */
+const char *rv_kb_rule_subsystem(const struct rv_kb_rule *r);  /* cpu, gpu, mem, net, storage */
+const char *rv_kb_rule_cause(const struct rv_kb_rule *r);      /* a paragraph */
+const char *rv_kb_rule_fix(const struct rv_kb_rule *r);        /* a paragraph */
+size_t rv_kb_rule_nchecks(const struct rv_kb_rule *r);
+const char *rv_kb_rule_check(const struct rv_kb_rule *r, size_t i);  /* a command to run */
+const char *rv_kb_rule_check_why(const struct rv_kb_rule *r, size_t i); /* what it shows, or "" */
+
+struct rv_kb_evidence {
+	const struct rv_evidence_sig *sig; /* the entry (points into the evidence) */
+	const char *what;                  /* the condition as text: "net.tcp_retrans_segs up" */
+	int required;                      /* 1: a required condition, 0: a supporting one */
+};
+
+struct rv_kb_match {
+	const struct rv_kb_rule *rule;
+	double confidence;                 /* 0..1 */
+	size_t nev;
+	struct rv_kb_evidence ev[RV_KB_EVIDENCE_MAX];
+};
+
+/*
+ * Matches every rule against ev; writes up to max matches (at most
+ * RV_KB_MATCH_MAX) to out, highest confidence first (ties: rule order), and
+ * returns how many. The matches point into kb and ev: valid while both
+ * live. Rules whose confidence is below min_confidence are left out.
+ */
+size_t rv_kb_match(const struct rv_kb *kb, const struct rv_evidence *ev, double min_confidence,
+		   struct rv_kb_match *out, size_t max);
+
+#endif
