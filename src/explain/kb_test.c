@@ -210,6 +210,38 @@ static void test_quiet(void **state)
 	rv_kb_free(kb);
 }
 
+/*
+ * Moves too small to mean a cause, though their z is huge: a counter that
+ * was exactly 0 (its sd floors at 1e-6) and a queue time that doubled from
+ * next to nothing. Seen live: a CPU stress wrote 123 bytes of writeback and
+ * the disk rule fired. The rules' value floors must keep them quiet.
+ */
+static void test_tiny_moves(void **state)
+{
+	static const struct scenario tiny = { NULL, {
+		{ "mem.writeback_bytes", 123, LEVEL, 0 }, { "mem.nr_writeback_bytes", 123, LEVEL, 0 },
+		{ "mem.dirty_bytes", 5.2e7, LEVEL, 0 }, { "mem.nr_dirty_bytes", 5.2e7, LEVEL, 0 },
+		{ "storage.weighted_time_ms:nvme0n1", 60, LEVEL, 0 },
+		{ "net.tcp_retrans_segs", 0.2, LEVEL, 0 } } };
+	struct rv_kb *kb = builtin();
+	struct host *h = host_new();
+	struct rv_kb_match out[RV_KB_MATCH_MAX];
+	struct rv_evidence ev;
+	size_t n;
+
+	(void)state;
+	host_fill(h, &tiny, 7);
+	host_evidence(h, &ev);
+	assert_true(rv_evidence_find(&ev, "mem.writeback_bytes")->dir == 1);
+	n = rv_kb_match(kb, &ev, 0, out, RV_KB_MATCH_MAX);
+	for (size_t k = 0; k < n; k++)
+		print_message("tiny moves: %s fired\n", rv_kb_rule_id(out[k].rule));
+	assert_int_equal(n, 0);
+	rv_evidence_free(&ev);
+	free(h);
+	rv_kb_free(kb);
+}
+
 /* The evidence of a match names the entries behind each condition. */
 static void test_match_evidence(void **state)
 {
@@ -719,6 +751,7 @@ int main(void)
 		cmocka_unit_test(test_builtin_loads),
 		cmocka_unit_test(test_confusion_matrix),
 		cmocka_unit_test(test_quiet),
+		cmocka_unit_test(test_tiny_moves),
 		cmocka_unit_test(test_match_evidence),
 		cmocka_unit_test(test_conditions),
 		cmocka_unit_test(test_sections),
