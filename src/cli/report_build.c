@@ -105,8 +105,8 @@ static void fill_causes(struct pool *pl, struct rv_report_incident *r,
 			const struct rv_kb_evidence *x = &match[m].ev[e];
 			const struct rv_evidence_sig *s = x->sig;
 			const char *unit = unit_of(s->name);
-			ev[e] = pool_printf(pl, "%s%s: %s -> %s%s%s (z %s)%s", x->what,
-					    "", num_text(pl, s->base_mean), num_text(pl, s->value),
+			ev[e] = pool_printf(pl, "%s: %s -> %s%s%s (z %s)%s", x->what,
+					    num_text(pl, s->base_mean), num_text(pl, s->value),
 					    *unit ? " " : "", unit, num_text(pl, s->z),
 					    x->required ? "" : " (supporting)");
 		}

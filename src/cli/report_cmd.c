@@ -18,22 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/err.h"
-#include "base/json.h"
-#include "catalog/catalog.h"
 #include "cli/cli.h"
-#include "explain/details.h"
-#include "explain/incident.h"
 #include "explain/kb.h"
 #include "explain/report.h"
 #include "pipeline/detect.h"
 #include "record/csv.h"
-#include "record/rvl_table.h"
-#include "store/store.h"
 #include "cli/report_int.h"
 
 
