@@ -1,10 +1,11 @@
 /*
  * config_load.c - the YAML loader of the configuration. See config.h.
  *
- * It walks libyaml's event stream rather than its document tree: the tree
- * resolves aliases silently, and a key must be refused, not shared. The
- * grammar is small (a mapping of keys and sections, each section a mapping
- * of keys, collect.exclude a list), so one function per level reads it;
+ * It walks libyaml's event stream (yaml/yamlread.h) rather than its
+ * document tree: the tree resolves aliases silently, and a key must be
+ * refused, not shared. The grammar is small (a mapping of keys and
+ * sections, each section a mapping of keys, collect.exclude a list), so
+ * one function per level reads it;
  * each value goes to rv_cfg_set_value() with its "FILE:LINE:COL: ". The
  * whole file is read into a copy of the configuration that replaces the
  * caller's only when every key was good.
@@ -15,21 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <yaml.h>
+#include "yaml/yamlread.h"
 
 enum { FILE_MAX_BYTES = 1 << 20 };  /* a configuration file larger than this is refused */
 
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
 struct loader {
-	yaml_parser_t parser;
-	yaml_event_t ev;
-	int have_ev;
-	const char *name;
-	const char *text;
-	size_t len;
+	struct rv_yaml y;             /* the event stream, name, err */
 	struct rv_config *c;
-	struct rv_err *err;
 	yaml_mark_t key_mark[RV_CFG_NKEYS], sect_mark[RV_CFG_NSECT];
 	unsigned char key_seen[RV_CFG_NKEYS], sect_seen[RV_CFG_NSECT];
 };
@@ -37,92 +30,13 @@ struct loader {
 /* "FILE:LINE:COL: " for a libyaml mark (0-based) into buf. */
 static const char *at(const struct loader *ld, yaml_mark_t m, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s:%zu:%zu: ", ld->name, m.line + 1, m.column + 1);
-	return buf;
-}
-
-/* A mark for a byte offset (reader errors carry only the offset). */
-static yaml_mark_t offset_mark(const struct loader *ld, size_t off)
-{
-	yaml_mark_t m = { .index = off };
-	size_t line_start = 0;
-
-	for (size_t i = 0; i < off && i < ld->len; i++)
-		if (ld->text[i] == '\n') {
-			m.line++;
-			line_start = i + 1;
-		}
-	m.column = off - line_start;
-	return m;
-}
-
-static int syntax_error(struct loader *ld)
-{
-	const yaml_parser_t *p = &ld->parser;
-	yaml_mark_t m = p->error == YAML_READER_ERROR ? offset_mark(ld, p->problem_offset)
-						      : p->problem_mark;
-	char where[CFG_WHERE_MAX];
-
-	if (p->error == YAML_MEMORY_ERROR)
-		return rv_err_set(ld->err, -ENOMEM, "%s: out of memory", ld->name);
-	at(ld, m, where, sizeof(where));
-	if (p->context)
-		return rv_err_set(ld->err, -EINVAL, "%s%s (%s at %zu:%zu)", where,
-				  p->problem ? p->problem : "syntax error", p->context,
-				  p->context_mark.line + 1, p->context_mark.column + 1);
-	return rv_err_set(ld->err, -EINVAL, "%s%s", where,
-			  p->problem ? p->problem : "syntax error");
-}
-
-/* Anchors and aliases would let one node stand for two keys; refused. */
-static int refuse_anchor(struct loader *ld)
-{
-	const yaml_event_t *e = &ld->ev;
-	const yaml_char_t *anchor = e->type == YAML_SCALAR_EVENT ? e->data.scalar.anchor
-		: e->type == YAML_MAPPING_START_EVENT ? e->data.mapping_start.anchor
-		: e->type == YAML_SEQUENCE_START_EVENT ? e->data.sequence_start.anchor : NULL;
-	char where[CFG_WHERE_MAX];
-
-	if (e->type == YAML_ALIAS_EVENT)
-		return rv_err_set(ld->err, -EINVAL, "%saliases (*%s) are not supported",
-				  at(ld, e->start_mark, where, sizeof(where)),
-				  (const char *)e->data.alias.anchor);
-	if (anchor)
-		return rv_err_set(ld->err, -EINVAL, "%sanchors (&%s) are not supported",
-				  at(ld, e->start_mark, where, sizeof(where)),
-				  (const char *)anchor);
-	return 0;
+	return rv_yaml_at(&ld->y, m, buf, n);
 }
 
 /* Replaces the current event with the next one. */
 static int next(struct loader *ld)
 {
-	if (ld->have_ev)
-		yaml_event_delete(&ld->ev);
-	ld->have_ev = 0;
-	if (!yaml_parser_parse(&ld->parser, &ld->ev))
-		return syntax_error(ld);
-	ld->have_ev = 1;
-	return refuse_anchor(ld);
-}
-
-/* An empty plain scalar, "~" or "null": YAML's null. */
-static int is_null(const yaml_event_t *e)
-{
-	static const char *const nulls[] = { "", "~", "null", "Null", "NULL" };
-
-	if (e->type != YAML_SCALAR_EVENT || e->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return 0;
-	for (size_t i = 0; i < NELEM(nulls); i++)
-		if (strcmp((const char *)e->data.scalar.value, nulls[i]) == 0)
-			return 1;
-	return 0;
-}
-
-static const char *node_kind(const yaml_event_t *e)
-{
-	return e->type == YAML_MAPPING_START_EVENT ? "a mapping"
-	     : e->type == YAML_SEQUENCE_START_EVENT ? "a list" : "a single value";
+	return rv_yaml_next(&ld->y);
 }
 
 /* The items of a YAML sequence as collect.exclude. */
@@ -134,15 +48,16 @@ static int load_list(struct loader *ld, const struct rv_cfg_key *k)
 	int rc;
 
 	rv_cfg_full_name(k, o.key, sizeof(o.key));
-	while ((rc = next(ld)) == 0 && ld->ev.type != YAML_SEQUENCE_END_EVENT) {
-		const yaml_event_t *e = &ld->ev;
+	while ((rc = next(ld)) == 0 && ld->y.ev.type != YAML_SEQUENCE_END_EVENT) {
+		const yaml_event_t *e = &ld->y.ev;
 
 		at(ld, e->start_mark, where, sizeof(where));
 		if (e->type != YAML_SCALAR_EVENT)
-			return rv_err_set(ld->err, -EINVAL, "%s%s: expected a source name, not %s",
-					  where, o.key, node_kind(e));
+			return rv_err_set(ld->y.err, -EINVAL,
+					  "%s%s: expected a source name, not %s", where, o.key,
+					  rv_yaml_node_kind(e));
 		rc = rv_cfg_add_name(&l, (const char *)e->data.scalar.value,
-				     e->data.scalar.length, &o, ld->err);
+				     e->data.scalar.length, &o, ld->y.err);
 		if (rc)
 			return rc;
 	}
@@ -154,7 +69,7 @@ static int load_list(struct loader *ld, const struct rv_cfg_key *k)
 /* The value event of key k is current. */
 static int load_value(struct loader *ld, const struct rv_cfg_key *k)
 {
-	const yaml_event_t *e = &ld->ev;
+	const yaml_event_t *e = &ld->y.ev;
 	char where[CFG_WHERE_MAX], name[CFG_TEXT_MAX];
 
 	at(ld, e->start_mark, where, sizeof(where));
@@ -162,14 +77,14 @@ static int load_value(struct loader *ld, const struct rv_cfg_key *k)
 		return load_list(ld, k);
 	if (e->type != YAML_SCALAR_EVENT) {
 		rv_cfg_full_name(k, name, sizeof(name));
-		return rv_err_set(ld->err, -EINVAL, "%s%s: expected %s, not %s", where, name,
+		return rv_err_set(ld->y.err, -EINVAL, "%s%s: expected %s, not %s", where, name,
 				  k->type == K_LIST ? "a list of names" : "a single value",
-				  node_kind(e));
+				  rv_yaml_node_kind(e));
 	}
-	if (is_null(e) && (k->type == K_STR || k->type == K_LIST))
-		return rv_cfg_set_value(k, "", 0, ld->c, where, ld->err);
+	if (rv_yaml_is_null(e) && (k->type == K_STR || k->type == K_LIST))
+		return rv_cfg_set_value(k, "", 0, ld->c, where, ld->y.err);
 	return rv_cfg_set_value(k, (const char *)e->data.scalar.value, e->data.scalar.length,
-				ld->c, where, ld->err);
+				ld->c, where, ld->y.err);
 }
 
 static int load_mapping(struct loader *ld, int sect);
@@ -179,19 +94,20 @@ static int load_section(struct loader *ld, int sect)
 {
 	char where[CFG_WHERE_MAX], known[CFG_LIST_TEXT_MAX];
 
-	if (ld->ev.type == YAML_MAPPING_START_EVENT)
+	if (ld->y.ev.type == YAML_MAPPING_START_EVENT)
 		return load_mapping(ld, sect);
-	if (is_null(&ld->ev))
+	if (rv_yaml_is_null(&ld->y.ev))
 		return 0;
-	at(ld, ld->ev.start_mark, where, sizeof(where));
-	return rv_err_set(ld->err, -EINVAL, "%s%s: expected a mapping of keys (%s), not %s", where,
-			  rv_cfg_sections[sect].name, rv_cfg_known_keys(sect, known, sizeof(known)),
-			  node_kind(&ld->ev));
+	at(ld, ld->y.ev.start_mark, where, sizeof(where));
+	return rv_err_set(ld->y.err, -EINVAL, "%s%s: expected a mapping of keys (%s), not %s",
+			  where, rv_cfg_sections[sect].name,
+			  rv_cfg_known_keys(sect, known, sizeof(known)),
+			  rv_yaml_node_kind(&ld->y.ev));
 }
 
 static int key_error(struct loader *ld, int sect, int duplicate, yaml_mark_t first)
 {
-	const yaml_event_t *e = &ld->ev;
+	const yaml_event_t *e = &ld->y.ev;
 	char where[CFG_WHERE_MAX], shown[CFG_TEXT_MAX], in[CFG_TEXT_MAX] = "";
 	char known[CFG_LIST_TEXT_MAX];
 
@@ -201,16 +117,16 @@ static int key_error(struct loader *ld, int sect, int duplicate, yaml_mark_t fir
 	rv_cfg_show((const char *)e->data.scalar.value, e->data.scalar.length, shown,
 		    sizeof(shown));
 	if (duplicate)
-		return rv_err_set(ld->err, -EINVAL, "%sduplicate key '%s'%s (first at %zu:%zu)",
+		return rv_err_set(ld->y.err, -EINVAL, "%sduplicate key '%s'%s (first at %zu:%zu)",
 				  where, shown, in, first.line + 1, first.column + 1);
-	return rv_err_set(ld->err, -EINVAL, "%sunknown key '%s'%s (known: %s)", where, shown, in,
+	return rv_err_set(ld->y.err, -EINVAL, "%sunknown key '%s'%s (known: %s)", where, shown, in,
 			  rv_cfg_known_keys(sect, known, sizeof(known)));
 }
 
 /* The key event of one entry of section sect (-1: top level) is current. */
 static int load_entry(struct loader *ld, int sect)
 {
-	const yaml_event_t *e = &ld->ev;
+	const yaml_event_t *e = &ld->y.ev;
 	char where[CFG_WHERE_MAX];
 	const char *s;
 	size_t len;
@@ -219,8 +135,9 @@ static int load_entry(struct loader *ld, int sect)
 	unsigned char *seen;
 
 	if (e->type != YAML_SCALAR_EVENT)
-		return rv_err_set(ld->err, -EINVAL, "%sa key must be a name, not %s",
-				  at(ld, e->start_mark, where, sizeof(where)), node_kind(e));
+		return rv_err_set(ld->y.err, -EINVAL, "%sa key must be a name, not %s",
+				  at(ld, e->start_mark, where, sizeof(where)),
+				  rv_yaml_node_kind(e));
 	s = (const char *)e->data.scalar.value;
 	len = e->data.scalar.length;
 	ki = rv_cfg_find_key(sect, s, len);
@@ -245,7 +162,7 @@ static int load_mapping(struct loader *ld, int sect)
 {
 	int rc;
 
-	while ((rc = next(ld)) == 0 && ld->ev.type != YAML_MAPPING_END_EVENT) {
+	while ((rc = next(ld)) == 0 && ld->y.ev.type != YAML_MAPPING_END_EVENT) {
 		rc = load_entry(ld, sect);
 		if (rc)
 			return rc;
@@ -257,28 +174,18 @@ static int load_mapping(struct loader *ld, int sect)
 static int load_stream(struct loader *ld)
 {
 	char where[CFG_WHERE_MAX];
-	int rc;
+	int rc = rv_yaml_root(&ld->y);
 
-	/* STREAM_START, then DOCUMENT_START or STREAM_END */
-	if ((rc = next(ld)) || (rc = next(ld)))
+	if (rc || ld->y.ev.type == YAML_STREAM_END_EVENT)
 		return rc;
-	if (ld->ev.type == YAML_STREAM_END_EVENT)
-		return 0;
-	if ((rc = next(ld)))
-		return rc;
-	if (ld->ev.type == YAML_MAPPING_START_EVENT)
+	if (ld->y.ev.type == YAML_MAPPING_START_EVENT)
 		rc = load_mapping(ld, -1);
-	else if (!is_null(&ld->ev))
-		rc = rv_err_set(ld->err, -EINVAL, "%sthe configuration must be a mapping of keys "
+	else if (!rv_yaml_is_null(&ld->y.ev))
+		rc = rv_err_set(ld->y.err, -EINVAL, "%sthe configuration must be a mapping of keys "
 				"(like 'interval: 100ms'), not %s",
-				at(ld, ld->ev.start_mark, where, sizeof(where)),
-				node_kind(&ld->ev));
-	if (rc || (rc = next(ld)) || (rc = next(ld)))  /* DOCUMENT_END, then STREAM_END */
-		return rc;
-	if (ld->ev.type != YAML_STREAM_END_EVENT)
-		return rv_err_set(ld->err, -EINVAL, "%sonly one YAML document is allowed",
-				  at(ld, ld->ev.start_mark, where, sizeof(where)));
-	return 0;
+				at(ld, ld->y.ev.start_mark, where, sizeof(where)),
+				rv_yaml_node_kind(&ld->y.ev));
+	return rc ? rc : rv_yaml_end(&ld->y);
 }
 
 int rv_config_load_string(const char *text, size_t len, const char *name_for_errors,
@@ -292,19 +199,13 @@ int rv_config_load_string(const char *text, size_t len, const char *name_for_err
 		return rv_err_set(err, -ENOMEM, "%s: out of memory",
 				  name_for_errors ? name_for_errors : "<string>");
 	}
-	ld->name = name_for_errors ? name_for_errors : "<string>";
-	ld->text = text;
-	ld->len = len;
-	ld->err = err;
 	*ld->c = *c;
-	if (!yaml_parser_initialize(&ld->parser)) {
-		rc = rv_err_set(err, -ENOMEM, "%s: out of memory", ld->name);
-	} else {
-		yaml_parser_set_input_string(&ld->parser, (const unsigned char *)text, len);
+	/* an anchor's whole name, as much as the message holds */
+	rc = rv_yaml_init(&ld->y, name_for_errors ? name_for_errors : "<string>", text, len,
+			  RV_ERR_MSG_MAX, err);
+	if (rc == 0) {
 		rc = load_stream(ld);
-		if (ld->have_ev)
-			yaml_event_delete(&ld->ev);
-		yaml_parser_delete(&ld->parser);
+		rv_yaml_fini(&ld->y);
 	}
 	if (rc == 0)
 		*c = *ld->c;

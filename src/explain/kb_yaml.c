@@ -1,14 +1,15 @@
 /*
  * kb_yaml.c - the reader of rule files (docs/RULES.md). See kb_int.h.
  *
- * Like the configuration loader it walks libyaml's event stream, not a
- * document tree: every value is checked where it stands, so each refusal
- * names the FILE:LINE:COL of the offending node, and anchors and aliases
- * (one node standing for two) are refused. The grammar is fixed: a list of
- * rule mappings; require/support/exclude are lists of condition mappings
- * or {any: [condition, ...]}; checks a list of {cmd, why} (or a bare
- * command). One function per level reads it. Rules are built into a new
- * array that the caller merges only when the whole text was good.
+ * Like the configuration loader it walks libyaml's event stream
+ * (yaml/yamlread.h), not a document tree: every value is checked where it
+ * stands, so each refusal names the FILE:LINE:COL of the offending node,
+ * and anchors and aliases (one node standing for two) are refused. The
+ * grammar is fixed: a list of rule mappings; require/support/exclude are
+ * lists of condition mappings or {any: [condition, ...]}; checks a list of
+ * {cmd, why} (or a bare command). One function per level reads it. Rules
+ * are built into a new array that the caller merges only when the whole
+ * text was good.
  */
 #include "explain/kb_int.h"
 
@@ -19,9 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <yaml.h>
-
 #include "base/strparse.h"
+#include "yaml/yamlread.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -66,13 +66,7 @@ static const char *const subsystems[] = { "cpu", "gpu", "mem", "net", "storage",
 enum str_kind { STR_LINE, STR_TEXT };
 
 struct loader {
-	yaml_parser_t parser;
-	yaml_event_t ev;
-	int have_ev;
-	const char *name;
-	const char *text;
-	size_t len;
-	struct rv_err *err;
+	struct rv_yaml y;            /* the event stream, name, err */
 	struct rv_kb_rule **rules;   /* KB_RULES_MAX slots */
 	size_t n;
 };
@@ -95,86 +89,14 @@ static int fail(struct loader *ld, yaml_mark_t m, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return rv_err_set(ld->err, -EINVAL, "%s:%zu:%zu: %s", ld->name, m.line + 1, m.column + 1,
-			  msg);
-}
-
-/* A mark for a byte offset (reader errors carry only the offset). */
-static yaml_mark_t offset_mark(const struct loader *ld, size_t off)
-{
-	yaml_mark_t m = { .index = off };
-	size_t line_start = 0;
-
-	for (size_t i = 0; i < off && i < ld->len; i++)
-		if (ld->text[i] == '\n') {
-			m.line++;
-			line_start = i + 1;
-		}
-	m.column = off - line_start;
-	return m;
-}
-
-static int syntax_error(struct loader *ld)
-{
-	const yaml_parser_t *p = &ld->parser;
-	yaml_mark_t m = p->error == YAML_READER_ERROR ? offset_mark(ld, p->problem_offset)
-						      : p->problem_mark;
-	const char *what = p->problem ? p->problem : "YAML syntax error";
-
-	if (p->error == YAML_MEMORY_ERROR)
-		return rv_err_set(ld->err, -ENOMEM, "%s: out of memory", ld->name);
-	if (p->context)
-		return fail(ld, m, "%s (%s at %zu:%zu)", what, p->context,
-			    p->context_mark.line + 1, p->context_mark.column + 1);
-	return fail(ld, m, "%s", what);
-}
-
-/* Anchors and aliases would let one node stand for two; refused. */
-static int refuse_anchor(struct loader *ld)
-{
-	const yaml_event_t *e = &ld->ev;
-	const yaml_char_t *anchor = e->type == YAML_SCALAR_EVENT ? e->data.scalar.anchor
-		: e->type == YAML_MAPPING_START_EVENT ? e->data.mapping_start.anchor
-		: e->type == YAML_SEQUENCE_START_EVENT ? e->data.sequence_start.anchor : NULL;
-
-	if (e->type == YAML_ALIAS_EVENT)
-		return fail(ld, e->start_mark, "aliases (*%.*s) are not supported", SHOW_MAX,
-			    (const char *)e->data.alias.anchor);
-	if (anchor)
-		return fail(ld, e->start_mark, "anchors (&%.*s) are not supported", SHOW_MAX,
-			    (const char *)anchor);
-	return 0;
+	return rv_err_set(ld->y.err, -EINVAL, "%s:%zu:%zu: %s", ld->y.name, m.line + 1,
+			  m.column + 1, msg);
 }
 
 /* Replaces the current event with the next one. */
 static int next(struct loader *ld)
 {
-	if (ld->have_ev)
-		yaml_event_delete(&ld->ev);
-	ld->have_ev = 0;
-	if (!yaml_parser_parse(&ld->parser, &ld->ev))
-		return syntax_error(ld);
-	ld->have_ev = 1;
-	return refuse_anchor(ld);
-}
-
-/* An empty plain scalar, "~" or "null": YAML's null. */
-static int is_null(const yaml_event_t *e)
-{
-	static const char *const nulls[] = { "", "~", "null", "Null", "NULL" };
-
-	if (e->type != YAML_SCALAR_EVENT || e->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return 0;
-	for (size_t i = 0; i < NELEM(nulls); i++)
-		if (strcmp((const char *)e->data.scalar.value, nulls[i]) == 0)
-			return 1;
-	return 0;
-}
-
-static const char *node_kind(const yaml_event_t *e)
-{
-	return e->type == YAML_MAPPING_START_EVENT ? "a mapping"
-	     : e->type == YAML_SEQUENCE_START_EVENT ? "a list" : "a single value";
+	return rv_yaml_next(&ld->y);
 }
 
 /* s (len bytes) for an error message: printable ASCII, cut at SHOW_MAX. */
@@ -195,16 +117,16 @@ static const char *show(const char *s, size_t len, char *buf, size_t n)
 
 static const char *scalar(const struct loader *ld)
 {
-	return (const char *)ld->ev.data.scalar.value;
+	return (const char *)ld->y.ev.data.scalar.value;
 }
 
 /* Index of the current scalar in keys[0..n-1], or -1. */
 static int find_word(const struct loader *ld, const char *const *keys, size_t n)
 {
-	if (ld->ev.type != YAML_SCALAR_EVENT)
+	if (ld->y.ev.type != YAML_SCALAR_EVENT)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (keys[i] && strlen(keys[i]) == ld->ev.data.scalar.length &&
+		if (keys[i] && strlen(keys[i]) == ld->y.ev.data.scalar.length &&
 		    strcmp(keys[i], scalar(ld)) == 0)
 			return (int)i;
 	return -1;
@@ -227,13 +149,14 @@ static const char *join(const char *const *words, size_t n, char *buf, size_t si
 static int take_key(struct loader *ld, const char *const *keys, size_t n, const char *where,
 		    struct seen *seen, int *out)
 {
-	const yaml_event_t *e = &ld->ev;
+	const yaml_event_t *e = &ld->y.ev;
 	char shown[SHOW_MAX + 8], known[KNOWN_MAX];
 	int k;
 
 	*out = -1;
 	if (e->type != YAML_SCALAR_EVENT)
-		return fail(ld, e->start_mark, "a key must be a name, not %s", node_kind(e));
+		return fail(ld, e->start_mark, "a key must be a name, not %s",
+			    rv_yaml_node_kind(e));
 	k = find_word(ld, keys, n);
 	show(scalar(ld), e->data.scalar.length, shown, sizeof(shown));
 	if (k < 0)
@@ -265,14 +188,14 @@ static int bad_byte(unsigned char c, enum str_kind kind)
 static int take_string(struct loader *ld, const char *key, size_t max, enum str_kind kind,
 		       int allow_empty, char **out)
 {
-	const yaml_event_t *e = &ld->ev;
+	const yaml_event_t *e = &ld->y.ev;
 	const char *s = scalar(ld);
 	size_t len;
 
 	if (e->type != YAML_SCALAR_EVENT)
 		return fail(ld, e->start_mark, "%s: expected a single value, not %s", key,
-			    node_kind(e));
-	len = is_null(e) ? 0 : e->data.scalar.length;
+			    rv_yaml_node_kind(e));
+	len = rv_yaml_is_null(e) ? 0 : e->data.scalar.length;
 	if (strlen(s) < len)
 		return fail(ld, e->start_mark, "%s: contains a NUL byte", key);
 	while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\n' || s[len - 1] == '\t'))
@@ -288,19 +211,20 @@ static int take_string(struct loader *ld, const char *key, size_t max, enum str_
 				    kind == STR_LINE ? "a one-line value" : "a text");
 	*out = strndup(s, len);
 	if (!*out)
-		return rv_err_set(ld->err, -ENOMEM, "%s: out of memory", ld->name);
+		return rv_err_set(ld->y.err, -ENOMEM, "%s: out of memory", ld->y.name);
 	return 0;
 }
 
 /* The current event is the value of key: a finite number. */
 static int take_number(struct loader *ld, const char *key, double *out)
 {
-	const yaml_event_t *e = &ld->ev;
+	const yaml_event_t *e = &ld->y.ev;
 	char shown[SHOW_MAX + 8];
 	const char *p, *end;
 
 	if (e->type != YAML_SCALAR_EVENT)
-		return fail(ld, e->start_mark, "%s: expected a number, not %s", key, node_kind(e));
+		return fail(ld, e->start_mark, "%s: expected a number, not %s", key,
+			    rv_yaml_node_kind(e));
 	p = scalar(ld);
 	end = p + e->data.scalar.length;
 	if (rv_str_double(&p, end, out) != 0 || p != end || !isfinite(*out))
@@ -313,13 +237,13 @@ static int take_number(struct loader *ld, const char *key, double *out)
 static int take_word(struct loader *ld, const char *key, const char *const *words, size_t n,
 		     int *out)
 {
-	const yaml_event_t *e = &ld->ev;
+	const yaml_event_t *e = &ld->y.ev;
 	char shown[SHOW_MAX + 8], known[KNOWN_MAX];
 
 	*out = -1;
 	if (e->type != YAML_SCALAR_EVENT)
 		return fail(ld, e->start_mark, "%s: expected a single value, not %s", key,
-			    node_kind(e));
+			    rv_yaml_node_kind(e));
 	*out = find_word(ld, words, n);
 	if (*out < 0)
 		return fail(ld, e->start_mark, "%s: '%s' is not one of %s", key,
@@ -359,10 +283,10 @@ static int cond_number(struct loader *ld, struct kb_cond *c, int k)
 		return rc;
 	c->has |= bit[k];
 	if ((k == CK_MIN_Z || k == CK_MIN_CHANGE) && *dst[k] < 0)
-		return fail(ld, ld->ev.start_mark, "%s: must be 0 or more (%s)", cond_keys[k],
+		return fail(ld, ld->y.ev.start_mark, "%s: must be 0 or more (%s)", cond_keys[k],
 			    k == CK_MIN_Z ? "a |z| threshold" : "a relative change: 0.5 is 50 %");
 	if (k == CK_MIN_BURST && *dst[k] <= 0)
-		return fail(ld, ld->ev.start_mark, "min_burst: must be above 0 (a ratio of "
+		return fail(ld, ld->y.ev.start_mark, "min_burst: must be above 0 (a ratio of "
 			    "standard deviations)");
 	return 0;
 }
@@ -436,7 +360,7 @@ static int finish_cond(struct loader *ld, struct kb_cond *c, const struct seen *
 	c->skew = strstr(c->glob, "cpu_skew") != NULL;
 	c->what = what_text(c);
 	if (!c->what)
-		return rv_err_set(ld->err, -ENOMEM, "%s: out of memory", ld->name);
+		return rv_err_set(ld->y.err, -ENOMEM, "%s: out of memory", ld->y.name);
 	return 0;
 }
 
@@ -453,14 +377,14 @@ static int new_cond(struct loader *ld, struct rv_kb_rule *r, yaml_mark_t m, stru
 /* The MAPPING_START of a plain condition (a member of any:) is current. */
 static int load_plain_cond(struct loader *ld, struct rv_kb_rule *r)
 {
-	yaml_mark_t m = ld->ev.start_mark;
+	yaml_mark_t m = ld->y.ev.start_mark;
 	struct seen seen = { 0 };
 	struct kb_cond *c = NULL;
 	int rc = new_cond(ld, r, m, &c);
 
-	while (rc == 0 && (rc = next(ld)) == 0 && ld->ev.type != YAML_MAPPING_END_EVENT) {
-		if (ld->ev.type == YAML_SCALAR_EVENT && strcmp(scalar(ld), "any") == 0)
-			return fail(ld, ld->ev.start_mark, "any: cannot be nested");
+	while (rc == 0 && (rc = next(ld)) == 0 && ld->y.ev.type != YAML_MAPPING_END_EVENT) {
+		if (ld->y.ev.type == YAML_SCALAR_EVENT && strcmp(scalar(ld), "any") == 0)
+			return fail(ld, ld->y.ev.start_mark, "any: cannot be nested");
 		rc = cond_entry(ld, c, &seen);
 	}
 	return rc ? rc : finish_cond(ld, c, &seen, m);
@@ -469,18 +393,19 @@ static int load_plain_cond(struct loader *ld, struct rv_kb_rule *r)
 /* The value of any: is current: a list of condition mappings. */
 static int load_any(struct loader *ld, struct rv_kb_rule *r, struct kb_item *it)
 {
-	yaml_mark_t m = ld->ev.start_mark;
+	yaml_mark_t m = ld->y.ev.start_mark;
 	int rc;
 
-	if (ld->ev.type != YAML_SEQUENCE_START_EVENT)
+	if (ld->y.ev.type != YAML_SEQUENCE_START_EVENT)
 		return fail(ld, m, "any: expected a list of conditions, not %s",
-			    node_kind(&ld->ev));
-	while ((rc = next(ld)) == 0 && ld->ev.type != YAML_SEQUENCE_END_EVENT) {
-		if (ld->ev.type != YAML_MAPPING_START_EVENT)
-			return fail(ld, ld->ev.start_mark, "any: a condition is a mapping "
-				    "({signal: ..., dir: ...}), not %s", node_kind(&ld->ev));
+			    rv_yaml_node_kind(&ld->y.ev));
+	while ((rc = next(ld)) == 0 && ld->y.ev.type != YAML_SEQUENCE_END_EVENT) {
+		if (ld->y.ev.type != YAML_MAPPING_START_EVENT)
+			return fail(ld, ld->y.ev.start_mark, "any: a condition is a mapping "
+				    "({signal: ..., dir: ...}), not %s",
+				    rv_yaml_node_kind(&ld->y.ev));
 		if (it->n >= KB_ANY_MAX)
-			return fail(ld, ld->ev.start_mark, "more than %d conditions in one any:",
+			return fail(ld, ld->y.ev.start_mark, "more than %d conditions in one any:",
 				    KB_ANY_MAX);
 		if ((rc = load_plain_cond(ld, r)))
 			return rc;
@@ -494,7 +419,7 @@ static int load_any(struct loader *ld, struct rv_kb_rule *r, struct kb_item *it)
 /* The MAPPING_START of an item of require/support/exclude is current. */
 static int load_item(struct loader *ld, struct rv_kb_rule *r, enum kb_section sec)
 {
-	yaml_mark_t m = ld->ev.start_mark;
+	yaml_mark_t m = ld->y.ev.start_mark;
 	struct kb_item *it;
 	struct seen seen = { 0 };
 	struct kb_cond *c = NULL;
@@ -507,24 +432,26 @@ static int load_item(struct loader *ld, struct rv_kb_rule *r, enum kb_section se
 	*it = (struct kb_item){ .section = (unsigned char)sec, .first = (unsigned char)r->nconds };
 	if ((rc = next(ld)))
 		return rc;
-	if (ld->ev.type == YAML_MAPPING_END_EVENT)
+	if (ld->y.ev.type == YAML_MAPPING_END_EVENT)
 		return fail(ld, m, "an empty condition");
-	if (ld->ev.type == YAML_SCALAR_EVENT && strcmp(scalar(ld), "any") == 0) {
+	if (ld->y.ev.type == YAML_SCALAR_EVENT && strcmp(scalar(ld), "any") == 0) {
 		if ((rc = next(ld)) || (rc = load_any(ld, r, it)) || (rc = next(ld)))
 			return rc;
-		if (ld->ev.type != YAML_MAPPING_END_EVENT)
-			return fail(ld, ld->ev.start_mark, "any: must be the only key of its item");
+		if (ld->y.ev.type != YAML_MAPPING_END_EVENT)
+			return fail(ld, ld->y.ev.start_mark,
+				    "any: must be the only key of its item");
 		return 0;
 	}
 	if ((rc = new_cond(ld, r, m, &c)))
 		return rc;
 	it->n = 1;
 	do {
-		if (ld->ev.type == YAML_SCALAR_EVENT && strcmp(scalar(ld), "any") == 0)
-			return fail(ld, ld->ev.start_mark, "any: must be the only key of its item");
+		if (ld->y.ev.type == YAML_SCALAR_EVENT && strcmp(scalar(ld), "any") == 0)
+			return fail(ld, ld->y.ev.start_mark,
+				    "any: must be the only key of its item");
 		if ((rc = cond_entry(ld, c, &seen)))
 			return rc;
-	} while ((rc = next(ld)) == 0 && ld->ev.type != YAML_MAPPING_END_EVENT);
+	} while ((rc = next(ld)) == 0 && ld->y.ev.type != YAML_MAPPING_END_EVENT);
 	return rc ? rc : finish_cond(ld, c, &seen, m);
 }
 
@@ -533,16 +460,16 @@ static int load_section(struct loader *ld, struct rv_kb_rule *r, enum kb_section
 {
 	int rc;
 
-	if (is_null(&ld->ev))
+	if (rv_yaml_is_null(&ld->y.ev))
 		return 0;
-	if (ld->ev.type != YAML_SEQUENCE_START_EVENT)
-		return fail(ld, ld->ev.start_mark, "%s: expected a list of conditions, not %s",
-			    section_names[sec], node_kind(&ld->ev));
-	while ((rc = next(ld)) == 0 && ld->ev.type != YAML_SEQUENCE_END_EVENT) {
-		if (ld->ev.type != YAML_MAPPING_START_EVENT)
-			return fail(ld, ld->ev.start_mark, "%s: a condition is a mapping "
+	if (ld->y.ev.type != YAML_SEQUENCE_START_EVENT)
+		return fail(ld, ld->y.ev.start_mark, "%s: expected a list of conditions, not %s",
+			    section_names[sec], rv_yaml_node_kind(&ld->y.ev));
+	while ((rc = next(ld)) == 0 && ld->y.ev.type != YAML_SEQUENCE_END_EVENT) {
+		if (ld->y.ev.type != YAML_MAPPING_START_EVENT)
+			return fail(ld, ld->y.ev.start_mark, "%s: a condition is a mapping "
 				    "({signal: ..., dir: ...} or {any: [...]}), not %s",
-				    section_names[sec], node_kind(&ld->ev));
+				    section_names[sec], rv_yaml_node_kind(&ld->y.ev));
 		if ((rc = load_item(ld, r, sec)))
 			return rc;
 	}
@@ -553,11 +480,11 @@ static int load_section(struct loader *ld, struct rv_kb_rule *r, enum kb_section
 
 static int load_check_map(struct loader *ld, struct rv_kb_rule *r, size_t i)
 {
-	yaml_mark_t m = ld->ev.start_mark;
+	yaml_mark_t m = ld->y.ev.start_mark;
 	struct seen seen = { 0 };
 	int k = -1, rc;
 
-	while ((rc = next(ld)) == 0 && ld->ev.type != YAML_MAPPING_END_EVENT) {
+	while ((rc = next(ld)) == 0 && ld->y.ev.type != YAML_MAPPING_END_EVENT) {
 		if ((rc = take_key(ld, check_keys, XK_N, "a check", &seen, &k)))
 			return rc;
 		rc = k == XK_CMD ? take_string(ld, "cmd", KB_CMD_MAX, STR_LINE, 0, &r->check[i])
@@ -575,27 +502,27 @@ static int load_checks(struct loader *ld, struct rv_kb_rule *r)
 {
 	int rc;
 
-	if (is_null(&ld->ev))
+	if (rv_yaml_is_null(&ld->y.ev))
 		return 0;
-	if (ld->ev.type != YAML_SEQUENCE_START_EVENT)
-		return fail(ld, ld->ev.start_mark, "checks: expected a list, not %s",
-			    node_kind(&ld->ev));
-	while ((rc = next(ld)) == 0 && ld->ev.type != YAML_SEQUENCE_END_EVENT) {
+	if (ld->y.ev.type != YAML_SEQUENCE_START_EVENT)
+		return fail(ld, ld->y.ev.start_mark, "checks: expected a list, not %s",
+			    rv_yaml_node_kind(&ld->y.ev));
+	while ((rc = next(ld)) == 0 && ld->y.ev.type != YAML_SEQUENCE_END_EVENT) {
 		size_t i = r->nchecks;
 
 		if (i >= KB_CHECKS_MAX)
-			return fail(ld, ld->ev.start_mark, "more than %d checks in one rule",
+			return fail(ld, ld->y.ev.start_mark, "more than %d checks in one rule",
 				    KB_CHECKS_MAX);
 		r->nchecks++;
-		if (ld->ev.type == YAML_MAPPING_START_EVENT)
+		if (ld->y.ev.type == YAML_MAPPING_START_EVENT)
 			rc = load_check_map(ld, r, i);
-		else if (ld->ev.type == YAML_SCALAR_EVENT)
+		else if (ld->y.ev.type == YAML_SCALAR_EVENT)
 			rc = take_string(ld, "checks", KB_CMD_MAX, STR_LINE, 0, &r->check[i]);
 		else
-			rc = fail(ld, ld->ev.start_mark, "checks: a check is {cmd: ..., why: ...} "
-				  "or a command, not a list");
+			rc = fail(ld, ld->y.ev.start_mark, "checks: a check is "
+				  "{cmd: ..., why: ...} or a command, not a list");
 		if (rc == 0 && !r->why[i] && !(r->why[i] = strdup("")))
-			rc = rv_err_set(ld->err, -ENOMEM, "%s: out of memory", ld->name);
+			rc = rv_err_set(ld->y.err, -ENOMEM, "%s: out of memory", ld->y.name);
 		if (rc)
 			return rc;
 	}
@@ -606,7 +533,7 @@ static int load_checks(struct loader *ld, struct rv_kb_rule *r)
 
 static int take_id(struct loader *ld, struct rv_kb_rule *r)
 {
-	yaml_mark_t m = ld->ev.start_mark;
+	yaml_mark_t m = ld->y.ev.start_mark;
 	int rc = take_string(ld, "id", KB_ID_MAX, STR_LINE, 0, &r->id);
 
 	if (rc)
@@ -639,7 +566,7 @@ static int rule_value(struct loader *ld, struct rv_kb_rule *r, int k)
 	if (take_word(ld, "subsystem", subsystems, NELEM(subsystems), &s))
 		return -EINVAL;
 	r->subsystem = strdup(subsystems[s]);
-	return r->subsystem ? 0 : rv_err_set(ld->err, -ENOMEM, "%s: out of memory", ld->name);
+	return r->subsystem ? 0 : rv_err_set(ld->y.err, -ENOMEM, "%s: out of memory", ld->y.name);
 }
 
 static size_t count_section(const struct rv_kb_rule *r, enum kb_section sec)
@@ -671,14 +598,14 @@ static int finish_rule(struct loader *ld, struct rv_kb_rule *r, yaml_mark_t m)
 	if (!r->fix)
 		r->fix = strdup("");
 	if (!r->subsystem || !r->fix)
-		return rv_err_set(ld->err, -ENOMEM, "%s: out of memory", ld->name);
+		return rv_err_set(ld->y.err, -ENOMEM, "%s: out of memory", ld->y.name);
 	return 0;
 }
 
 /* The MAPPING_START of a rule is current; the rule is added to ld->rules. */
 static int load_rule(struct loader *ld)
 {
-	yaml_mark_t m = ld->ev.start_mark;
+	yaml_mark_t m = ld->y.ev.start_mark;
 	struct seen seen = { 0 };
 	struct rv_kb_rule *r;
 	int k = -1, rc;
@@ -687,11 +614,11 @@ static int load_rule(struct loader *ld)
 		return fail(ld, m, "more than %d rules in one file", KB_RULES_MAX);
 	r = calloc(1, sizeof(*r));
 	if (!r)
-		return rv_err_set(ld->err, -ENOMEM, "%s: out of memory", ld->name);
+		return rv_err_set(ld->y.err, -ENOMEM, "%s: out of memory", ld->y.name);
 	r->enabled = 1;
 	r->line = m.line + 1;
 	r->col = m.column + 1;
-	while ((rc = next(ld)) == 0 && ld->ev.type != YAML_MAPPING_END_EVENT) {
+	while ((rc = next(ld)) == 0 && ld->y.ev.type != YAML_MAPPING_END_EVENT) {
 		if ((rc = take_key(ld, rule_keys, RK_N, "a rule", &seen, &k)) ||
 		    (rc = rule_value(ld, r, k)))
 			break;
@@ -709,32 +636,24 @@ static int load_rule(struct loader *ld)
 /* Stream: nothing, or one document whose root is a list of rules (or null). */
 static int load_stream(struct loader *ld)
 {
-	int rc;
+	int rc = rv_yaml_root(&ld->y);
 
-	/* STREAM_START, then DOCUMENT_START or STREAM_END */
-	if ((rc = next(ld)) || (rc = next(ld)))
+	if (rc || ld->y.ev.type == YAML_STREAM_END_EVENT)
 		return rc;
-	if (ld->ev.type == YAML_STREAM_END_EVENT)
-		return 0;
-	if ((rc = next(ld)))
-		return rc;
-	if (ld->ev.type == YAML_SEQUENCE_START_EVENT) {
-		while ((rc = next(ld)) == 0 && ld->ev.type != YAML_SEQUENCE_END_EVENT) {
-			if (ld->ev.type != YAML_MAPPING_START_EVENT)
-				return fail(ld, ld->ev.start_mark, "a rule is a mapping "
-					    "(id:, title:, ...), not %s", node_kind(&ld->ev));
+	if (ld->y.ev.type == YAML_SEQUENCE_START_EVENT) {
+		while ((rc = next(ld)) == 0 && ld->y.ev.type != YAML_SEQUENCE_END_EVENT) {
+			if (ld->y.ev.type != YAML_MAPPING_START_EVENT)
+				return fail(ld, ld->y.ev.start_mark, "a rule is a mapping "
+					    "(id:, title:, ...), not %s",
+					    rv_yaml_node_kind(&ld->y.ev));
 			if ((rc = load_rule(ld)))
 				return rc;
 		}
-	} else if (!is_null(&ld->ev)) {
-		return fail(ld, ld->ev.start_mark, "a rules file is a list of rules ('- id: ...'), "
-			    "not %s", node_kind(&ld->ev));
+	} else if (!rv_yaml_is_null(&ld->y.ev)) {
+		return fail(ld, ld->y.ev.start_mark, "a rules file is a list of rules "
+			    "('- id: ...'), not %s", rv_yaml_node_kind(&ld->y.ev));
 	}
-	if (rc || (rc = next(ld)) || (rc = next(ld)))  /* DOCUMENT_END, then STREAM_END */
-		return rc;
-	if (ld->ev.type != YAML_STREAM_END_EVENT)
-		return fail(ld, ld->ev.start_mark, "only one YAML document is allowed");
-	return 0;
+	return rc ? rc : rv_yaml_end(&ld->y);
 }
 
 static void drop_rules(struct loader *ld)
@@ -765,16 +684,10 @@ int kb_parse(const char *name, const char *text, size_t len, struct rv_kb_rule *
 		free(ld);
 		return rv_err_set(err, -ENOMEM, "%s: out of memory", name);
 	}
-	*ld = (struct loader){ .name = name, .text = text ? text : "", .len = len, .err = err,
-			       .rules = ld->rules };
-	if (!yaml_parser_initialize(&ld->parser)) {
-		rc = rv_err_set(err, -ENOMEM, "%s: out of memory", name);
-	} else {
-		yaml_parser_set_input_string(&ld->parser, (const unsigned char *)ld->text, len);
+	rc = rv_yaml_init(&ld->y, name, text ? text : "", len, SHOW_MAX, err);
+	if (rc == 0) {
 		rc = load_stream(ld);
-		if (ld->have_ev)
-			yaml_event_delete(&ld->ev);
-		yaml_parser_delete(&ld->parser);
+		rv_yaml_fini(&ld->y);
 	}
 	if (rc)
 		drop_rules(ld);
