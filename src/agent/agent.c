@@ -79,11 +79,11 @@ static void detect_options(struct agent *a)
 	a->dopts.step = to_span(a->cfg.detect.step);
 	a->dopts.incident_gap = a->cfg.detect.incident_gap;
 	a->dopts.incident_min = a->cfg.detect.incident_min;
-	/* a fit must not take the host's cores from the jobs it watches */
-	a->dopts.threads = 1;
-	/* minutes of learning see a memory gauge of gigabytes move by
-	 * kilobytes; without a floor any later drift looks like an incident */
+	a->dopts.threads = 1;   /* a fit must not take the jobs' cores */
+	/* a floor for gauges that barely moved while learning; no spe, whose
+	 * raw-window model needs far more windows than learning gives (AGENT.md) */
 	a->dopts.ens.sd_floor_rel = AGENT_SD_FLOOR;
+	a->dopts.ens.enabled &= ~RV_DET_BIT(RV_DET_SPE);
 }
 
 /* ------------------------------------------------------------ input */

@@ -43,6 +43,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/err.h"
 
@@ -123,5 +124,12 @@ size_t rv_json_str_len(const struct rv_json *v);
 /* 1-based line where v starts (for an object member, its value), for
  * messages; 0 for NULL. */
 size_t rv_json_line(const struct rv_json *v);
+
+/*
+ * Writes s as a JSON string (with its quotes) to f: '"' and '\\' and the
+ * control characters escaped (\n, \t, ... or \u00XX), every other byte as
+ * is. The one JSON string writer for FILE streams; s must be UTF-8.
+ */
+void rv_json_fput_str(FILE *f, const char *s);
 
 #endif

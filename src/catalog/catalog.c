@@ -124,6 +124,80 @@ enum rv_kind rv_catalog_kind_by_name(const char *name)
 	return RV_KIND_GAUGE;
 }
 
+/* Memory gauges that drain by themselves: not stocks (rv_catalog_stock). */
+static const char *const draining_tokens[] = { "dirty", "writeback", "unstable", "bounce" };
+
+/* The metric type of a channel name ("mem.x_bytes:node0" -> mem.x_bytes),
+ * copied into type; NULL when it is not in the catalog. */
+static const struct rv_metric *metric_of(const char *name, char *type, size_t len)
+{
+	size_t n;
+
+	if (!name)
+		return NULL;
+	n = strcspn(name, ":");
+	if (n >= len)
+		return NULL;
+	memcpy(type, name, n);
+	type[n] = '\0';
+	return rv_catalog_metric(type);
+}
+
+int rv_catalog_stock(const char *name)
+{
+	char type[128];
+	const struct rv_metric *m = metric_of(name, type, sizeof(type));
+
+	if (!m || rv_catalog_subsystem(name) != RV_SUB_MEM || m->kind != RV_KIND_GAUGE ||
+	    strcmp(m->unit, "bytes") != 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(draining_tokens) / sizeof(draining_tokens[0]); i++)
+		if (strstr(type, draining_tokens[i]))
+			return 0;
+	return 1;
+}
+
+struct resolution {
+	const char *unit;
+	double value;
+};
+
+static const struct resolution resolutions[] = {
+	{ "bytes", 1048576.0 }, { "bytes/s", 262144.0 }, { "%", 0.5 }, { "pages", 256.0 },
+	{ "pages/s", 64.0 }, { "ms/s", 5.0 }, { "packets/s", 10.0 }, { "segments/s", 10.0 },
+	{ "tasks", 0.5 }, { "MHz", 10.0 }, { "C", 0.5 }, { "W", 1.0 },
+};
+
+double rv_catalog_resolution(const char *name)
+{
+	char type[128];
+	const struct rv_metric *m = metric_of(name, type, sizeof(type));
+
+	if (!m)
+		return 0.0;
+	if (m->kind == RV_KIND_EVENT)
+		return 1.0;
+	for (size_t i = 0; i < sizeof(resolutions) / sizeof(resolutions[0]); i++)
+		if (strcmp(m->unit, resolutions[i].unit) == 0)
+			return resolutions[i].value;
+	return 0.0;
+}
+
+int rv_catalog_smoothed(const char *name)
+{
+	static const char *const loads[] = { "cpu.load1", "cpu.load5", "cpu.load15" };
+	char type[128];
+	size_t n;
+
+	if (!metric_of(name, type, sizeof(type)))
+		return 0;
+	for (size_t i = 0; i < sizeof(loads) / sizeof(loads[0]); i++)
+		if (strcmp(type, loads[i]) == 0)
+			return 1;
+	n = strlen(type);
+	return strstr(type, ".psi_") && n > 10 && strcmp(type + n - 10, "_avg60_pct") == 0;
+}
+
 static const struct rv_metric *const metric_tables[] = {
 	rv_metrics_cpu, rv_metrics_mem, rv_metrics_net, rv_metrics_storage, rv_metrics_psi,
 	rv_metrics_perf, rv_metrics_gpu, rv_metrics_sys, rv_metrics_irq, rv_metrics_derived,

@@ -40,6 +40,45 @@ const char *rv_kind_name(enum rv_kind k);
 enum rv_kind rv_catalog_kind_by_name(const char *name);
 
 /*
+ * 1 when `name` (instance allowed) is a stock of the live collector: an
+ * amount of memory in the mem subsystem (a "bytes" gauge such as
+ * mem.cached_bytes or mem.node_anon_pages_bytes) that stays where a past
+ * event left it. A write storm leaves the page cache and the slab grown
+ * for hours; a job that loads its data keeps the memory. Detection judges
+ * stocks by how they move (spread, slope), not by where they sit, or one
+ * event would keep an incident open until the model is refitted. Memory
+ * in flight to the disk (Dirty, Writeback, NFS_Unstable, Bounce,
+ * WritebackTmp) drains by itself and is not a stock; neither is any name
+ * outside the catalog. Pressure from a stock shows in its flows (PSI,
+ * reclaim and swap rates).
+ */
+int rv_catalog_stock(const char *name);
+
+/*
+ * The smallest move of channel `name` that an operator would call a change,
+ * in the channel's unit, from the unit of its metric type: 1 MiB of memory
+ * or 256 KiB/s of traffic, half a percentage point, 5 ms/s of device time,
+ * 64 pages/s, 10 packets/s, half a task; one a second for events (sparse
+ * error counts, where one is news). 0 for names outside the catalog and
+ * for units without an entry. Detection never standardizes a feature by
+ * less than this: minutes of learning see many channels stand still, and a
+ * standard deviation of nearly nothing makes any later wiggle an outlier,
+ * while an error count that stayed 0 would otherwise not be watched.
+ */
+double rv_catalog_resolution(const char *name);
+
+/*
+ * 1 when `name` is a kernel moving average of a signal the collector also
+ * reads directly: the load averages (cpu.load1/5/15, over 1 to 15 minutes)
+ * and the 60-second pressure averages (*.psi_*_avg60_pct). Their time
+ * constants are far longer than a window, so as inputs to detection they
+ * only add lag: an incident stays open for a minute after its cause ends,
+ * and a learning period shorter than their memory sees them drift. They
+ * stay in recordings, evidence and reports.
+ */
+int rv_catalog_smoothed(const char *name);
+
+/*
  * A metric type of the live collector: the channel name without its
  * instance ("cpu.busy_pct" for "cpu.busy_pct:cpu3"). Kind says how a
  * sample becomes a value: gauges are taken as read; counters and events

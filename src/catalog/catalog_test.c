@@ -142,9 +142,62 @@ static void test_names(void **state)
 	assert_string_equal(rv_kind_name(RV_KIND_COUNT), "unknown");
 }
 
+/* Stocks: amounts of memory that stay where an event left them; not the
+ * memory in flight to the disk, rates, other units or unknown names. */
+static void test_stocks(void **state)
+{
+	(void)state;
+	assert_true(rv_catalog_stock("mem.cached_bytes"));
+	assert_true(rv_catalog_stock("mem.buffers_bytes"));
+	assert_true(rv_catalog_stock("mem.sreclaimable_bytes"));
+	assert_true(rv_catalog_stock("mem.anon_pages_bytes"));
+	assert_true(rv_catalog_stock("mem.node_file_pages_bytes:node0"));
+	assert_false(rv_catalog_stock("mem.dirty_bytes"));
+	assert_false(rv_catalog_stock("mem.writeback_bytes"));
+	assert_false(rv_catalog_stock("mem.node_dirty_bytes:node1"));
+	assert_false(rv_catalog_stock("mem.nfs_unstable_bytes"));
+	assert_false(rv_catalog_stock("mem.cached_bytesx"));
+	assert_false(rv_catalog_stock("cpu.busy_pct"));
+	assert_false(rv_catalog_stock("machine-1-1.mem_cached"));
+	assert_false(rv_catalog_stock(NULL));
+}
+
+/* Resolutions come from the unit of the metric type, one a second for
+ * events; none for unknown names or units without an entry. */
+static void test_resolution(void **state)
+{
+	(void)state;
+	assert_true(rv_catalog_resolution("mem.cached_bytes") == 1048576.0);
+	assert_true(rv_catalog_resolution("mem.node_anon_pages_bytes:node0") == 1048576.0);
+	assert_true(rv_catalog_resolution("cpu.busy_pct") == 0.5);
+	assert_true(rv_catalog_resolution("cpu.busy_pct:cpu3") == 0.5);
+	assert_true(rv_catalog_resolution("storage.write_bytes:vda") == 262144.0);
+	assert_true(rv_catalog_resolution("net.tcp_retrans_segs") == 1.0);
+	assert_true(rv_catalog_resolution("nosuch.metric") == 0.0);
+	assert_true(rv_catalog_resolution(NULL) == 0.0);
+}
+
+/* Kernel moving averages with long memories; not the 10 s pressure
+ * average, the run queue or names outside the catalog. */
+static void test_smoothed(void **state)
+{
+	(void)state;
+	assert_true(rv_catalog_smoothed("cpu.load1"));
+	assert_true(rv_catalog_smoothed("cpu.load15"));
+	assert_true(rv_catalog_smoothed("cpu.psi_some_avg60_pct"));
+	assert_true(rv_catalog_smoothed("storage.psi_full_avg60_pct"));
+	assert_false(rv_catalog_smoothed("cpu.psi_some_avg10_pct"));
+	assert_false(rv_catalog_smoothed("cpu.procs_running"));
+	assert_false(rv_catalog_smoothed("cpu.load_15"));
+	assert_false(rv_catalog_smoothed(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stocks),
+		cmocka_unit_test(test_resolution),
+		cmocka_unit_test(test_smoothed),
 		cmocka_unit_test(test_smd_names),
 		cmocka_unit_test(test_other_names),
 		cmocka_unit_test(test_names),

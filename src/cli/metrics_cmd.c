@@ -13,6 +13,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "base/json.h"
 #include "cli/cli.h"
 #include "collect/collector.h"
 #include "collect/facts.h"
@@ -42,20 +43,6 @@ static const char metrics_help[] =
 	"                 need the second); invalid values print as '-' (null in JSON)\n"
 	"  --interval MS  time between the two sweeps of --sample (default 1000)\n"
 	"  -h, --help     this text\n";
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 static void print_table(const struct rv_collector *c, const struct rv_facts *facts,
 			const double *v, const uint8_t *ok)
@@ -96,14 +83,14 @@ static void print_json(const struct rv_collector *c, const struct rv_facts *fact
 		const struct rv_chan *ch = rv_collector_chan(c, i);
 
 		fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", stdout);
-		json_str(stdout, ch->name);
+		rv_json_fput_str(stdout, ch->name);
 		printf(", \"subsystem\": \"%s\", \"unit\": ",
 		       rv_subsystem_name(rv_catalog_subsystem(ch->name)));
-		json_str(stdout, ch->metric->unit);
+		rv_json_fput_str(stdout, ch->metric->unit);
 		printf(", \"kind\": \"%s\", \"source\": ", rv_kind_name(ch->metric->kind));
-		json_str(stdout, ch->source);
+		rv_json_fput_str(stdout, ch->source);
 		fputs(", \"help\": ", stdout);
-		json_str(stdout, ch->metric->help);
+		rv_json_fput_str(stdout, ch->metric->help);
 		if (v && ok[i])
 			printf(", \"value\": %.17g", v[i]);
 		else if (v)
@@ -113,17 +100,17 @@ static void print_json(const struct rv_collector *c, const struct rv_facts *fact
 	fputs("],\n \"unavailable\": [", stdout);
 	for (size_t i = 0; i < rv_collector_nunavail(c); i++) {
 		fputs(i ? ",\n  {\"source\": " : "\n  {\"source\": ", stdout);
-		json_str(stdout, rv_collector_unavail_source(c, i));
+		rv_json_fput_str(stdout, rv_collector_unavail_source(c, i));
 		fputs(", \"reason\": ", stdout);
-		json_str(stdout, rv_collector_unavail_reason(c, i));
+		rv_json_fput_str(stdout, rv_collector_unavail_reason(c, i));
 		fputc('}', stdout);
 	}
 	fputs("],\n \"facts\": {", stdout);
 	for (size_t i = 0; i < facts->n; i++) {
 		fputs(i ? ",\n  " : "\n  ", stdout);
-		json_str(stdout, facts->v[i].key);
+		rv_json_fput_str(stdout, facts->v[i].key);
 		fputs(": ", stdout);
-		json_str(stdout, facts->v[i].value);
+		rv_json_fput_str(stdout, facts->v[i].value);
 	}
 	fputs("}}\n", stdout);
 }

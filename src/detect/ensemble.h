@@ -85,6 +85,10 @@ struct rv_ens_train {
 	float *raw;                 /* n x nraw rows, or NULL when spe is off */
 	size_t nraw;
 	const uint32_t *raw_chan;   /* nraw channel indices */
+	/* Smallest sd of each feature and raw column (rv_scaler_fit_floor),
+	 * or NULL: none. */
+	const double *feat_floor;
+	const double *raw_floor;
 	size_t n;
 	size_t nchan;
 	unsigned threads;           /* for scoring the training rows (0: 1) */

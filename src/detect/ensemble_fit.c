@@ -357,9 +357,15 @@ static int standardize_inputs(struct rv_ensemble *e, const struct rv_ens_train *
 
 	if (spe && (!tr->raw || !tr->raw_chan || tr->nraw == 0))
 		return rv_err_set(err, -EINVAL, "the spe detector needs the raw windows");
-	rc = rv_scaler_fit_mt(&e->fs, tr->feat, tr->n, tr->nfeat, tr->threads, err);
+	/* A feature that stood still in training and has a floor is kept (the
+	 * error count of a healthy link); a raw value is not: spe would put
+	 * every later move of it into the residual, unweighed by any
+	 * component. */
+	rc = rv_scaler_fit_floor(&e->fs, tr->feat, tr->n, tr->nfeat, tr->threads, tr->feat_floor,
+				 1, err);
 	if (!rc && spe)
-		rc = rv_scaler_fit_mt(&e->rs, tr->raw, tr->n, tr->nraw, tr->threads, err);
+		rc = rv_scaler_fit_floor(&e->rs, tr->raw, tr->n, tr->nraw, tr->threads, tr->raw_floor,
+					 0, err);
 	if (!rc) {
 		rv_scaler_floor(&e->fs, e->cfg.sd_floor_rel);
 		rv_scaler_floor(&e->rs, e->cfg.sd_floor_rel);

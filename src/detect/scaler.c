@@ -61,6 +61,20 @@ int rv_scaler_fit(struct rv_scaler *s, const float *x, size_t n, size_t nin, str
 int rv_scaler_fit_mt(struct rv_scaler *s, const float *x, size_t n, size_t nin, unsigned threads,
 		     struct rv_err *err)
 {
+	return rv_scaler_fit_floor(s, x, n, nin, threads, NULL, 0, err);
+}
+
+/* A column is kept when it moved in training or, with keep_constant, has a
+ * floor to stand on. */
+static int kept(double sd, const double *floor_in, int keep_constant, size_t j)
+{
+	return sd > RV_SCALER_MIN_SD || (keep_constant && floor_in && floor_in[j] > 0.0);
+}
+
+int rv_scaler_fit_floor(struct rv_scaler *s, const float *x, size_t n, size_t nin,
+			unsigned threads, const double *floor_in, int keep_constant,
+			struct rv_err *err)
+{
 	double *mean, *m2;
 	int rc = 0;
 
@@ -77,7 +91,7 @@ int rv_scaler_fit_mt(struct rv_scaler *s, const float *x, size_t n, size_t nin, 
 	rv_parallel_for(nin, threads, moments_slice, &mo);
 	s->nin = nin;
 	for (size_t j = 0; j < nin; j++)
-		if (sqrt(m2[j] / (double)n) > RV_SCALER_MIN_SD)
+		if (kept(sqrt(m2[j] / (double)n), floor_in, keep_constant, j))
 			s->nout++;
 	if (s->nout == 0) {
 		rc = rv_err_set(err, -EINVAL, "every feature is constant over the training windows");
@@ -88,8 +102,10 @@ int rv_scaler_fit_mt(struct rv_scaler *s, const float *x, size_t n, size_t nin, 
 		goto out;
 	for (size_t j = 0, o = 0; j < nin; j++) {
 		double sd = sqrt(m2[j] / (double)n);
-		if (sd <= RV_SCALER_MIN_SD)
+		if (!kept(sd, floor_in, keep_constant, j))
 			continue;
+		if (floor_in && sd < floor_in[j])
+			sd = floor_in[j];
 		s->keep[o] = (uint32_t)j;
 		s->mean[o] = mean[j];
 		s->sd[o] = sd;

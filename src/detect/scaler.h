@@ -4,7 +4,8 @@
  * Fitting computes each input column's mean and population standard
  * deviation (ddof 0) over the training rows and keeps only the columns that
  * are not constant in training (sd > RV_SCALER_MIN_SD): a feature that never
- * moved in training carries no baseline to compare against. Applying maps a
+ * moved in training carries no baseline to compare against, unless the
+ * caller gives it a floor (rv_scaler_fit_floor). Applying maps a
  * row of nin inputs to nout standardized values z = (x - mean) / sd.
  */
 #ifndef RV_DETECT_SCALER_H
@@ -34,6 +35,20 @@ void rv_scaler_fini(struct rv_scaler *s);
  * result does not depend on the thread count. */
 int rv_scaler_fit_mt(struct rv_scaler *s, const float *x, size_t n, size_t nin, unsigned threads,
 		     struct rv_err *err);
+
+/*
+ * The same with floor_in (nin values, NULL: none): column j's sd is at
+ * least floor_in[j], and with keep_constant a column that was constant in
+ * training is kept when floor_in[j] > 0. The caller knows what a column
+ * measures: the
+ * smallest move of it that matters (a megabyte of memory, half a
+ * percentage point of CPU, one error a second), also for a feature that
+ * never moved in training, such as the error count of a healthy link:
+ * dropping it would hide the first errors.
+ */
+int rv_scaler_fit_floor(struct rv_scaler *s, const float *x, size_t n, size_t nin,
+			unsigned threads, const double *floor_in, int keep_constant,
+			struct rv_err *err);
 
 /*
  * Raises every kept column's sd to at least rel * |mean| (rel > 0): a

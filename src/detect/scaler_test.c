@@ -118,6 +118,43 @@ static void test_scaler_floor(void **state)
 	rv_scaler_fini(&s);
 }
 
+/* Floors by input column: a constant column with a floor is kept with the
+ * floor as its sd, one without is dropped; a moving column's sd is raised
+ * to its floor, never lowered; NULL floors are rv_scaler_fit_mt. */
+static void test_scaler_fit_floor(void **state)
+{
+	float x[4 * 3] = { 5.0f, 7.5f, 0.0f, 5.0f, 7.0f, 0.001f,
+			   5.0f, 7.0f, 0.0f, 5.0f, 7.0f, 4.0f };
+	const double floor_in[3] = { 2.0, 9.0, 0.5 };
+	const double partial[3] = { 0.0, 9.0, 0.0 };
+	struct rv_scaler s, t;
+	float z[3], row[3] = { 11.0f, 7.0f, 1.0f };
+
+	(void)state;
+	assert_int_equal(rv_scaler_fit_mt(&t, x, 4, 3, 1, NULL), 0);
+	assert_int_equal(t.nout, 2);                    /* column 0 is constant */
+	assert_int_equal(rv_scaler_fit_floor(&s, x, 4, 3, 1, floor_in, 1, NULL), 0);
+	assert_int_equal(s.nout, 3);
+	assert_int_equal(s.keep[0], 0);
+	assert_true(close_rel(s.sd[0], 2.0, 1e-12));    /* kept on its floor */
+	assert_true(close_rel(s.sd[1], 9.0, 1e-12));    /* raised */
+	assert_true(close_rel(s.sd[2], t.sd[1], 1e-12)); /* larger than 0.5: kept */
+	assert_true(close_rel(s.inv_sd[1], 1.0 / 9.0, 1e-12));
+	rv_scaler_apply(&s, row, z);
+	assert_true(fabs(z[0] - 3.0) < 1e-6);           /* (11 - 5) / 2 */
+	rv_scaler_fini(&s);
+	assert_int_equal(rv_scaler_fit_floor(&s, x, 4, 3, 1, partial, 1, NULL), 0);
+	assert_int_equal(s.nout, 2);                    /* no floor: dropped */
+	assert_int_equal(s.keep[0], 1);
+	rv_scaler_fini(&s);
+	/* without keep_constant the floors only raise */
+	assert_int_equal(rv_scaler_fit_floor(&s, x, 4, 3, 1, floor_in, 0, NULL), 0);
+	assert_int_equal(s.nout, 2);
+	assert_true(close_rel(s.sd[0], 9.0, 1e-12));
+	rv_scaler_fini(&s);
+	rv_scaler_fini(&t);
+}
+
 static void test_scaler_save_load(void **state)
 {
 	struct rv_scaler s, t;
@@ -223,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_scaler_vs_numpy),
 		cmocka_unit_test(test_scaler_constant_columns),
 		cmocka_unit_test(test_scaler_floor),
+		cmocka_unit_test(test_scaler_fit_floor),
 		cmocka_unit_test(test_scaler_save_load),
 		cmocka_unit_test(test_scaler_corrupt),
 	};

@@ -11,6 +11,8 @@
  */
 #include "explain/incident.h"
 
+#include "base/json.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -134,17 +136,50 @@ static void pick_top(const struct rv_incmerge *m, struct rv_incident *in, double
 		in->top_weight[i] = m->acc[in->top[i]] / total;
 }
 
+/*
+ * A subsystem's weight is the sum of its SUB_LEADERS heaviest channels, not
+ * of all of them: a subsystem with many channels that move together (a
+ * family per CPU, the page cache in a dozen gauges) would otherwise
+ * outweigh one whose few channels say more. The shares are of the
+ * leaders' total.
+ */
+enum { SUB_LEADERS = 3 };
+
+static void subsystem_weights(const struct rv_incmerge *m, double *sub_sum)
+{
+	double best[RV_SUB_COUNT][SUB_LEADERS] = { { 0 } };
+
+	for (size_t c = 0; c < m->nchan; c++) {
+		double *b = best[m->chan_sub[c]], w = m->acc[c];
+
+		for (int k = 0; k < SUB_LEADERS; k++)
+			if (w > b[k]) {
+				double t = b[k];
+
+				b[k] = w;
+				w = t;
+			}
+	}
+	for (int s = 0; s < RV_SUB_COUNT; s++) {
+		sub_sum[s] = 0.0;
+		for (int k = 0; k < SUB_LEADERS; k++)
+			sub_sum[s] += best[s][k];
+	}
+}
+
 static void summarise(const struct rv_incmerge *m, struct rv_incident *in)
 {
 	double sub_sum[RV_SUB_COUNT] = { 0 };
-	double total = 0;
-	for (size_t c = 0; c < m->nchan; c++) {
+	double total = 0, sub_total = 0;
+
+	for (size_t c = 0; c < m->nchan; c++)
 		total += m->acc[c];
-		sub_sum[m->chan_sub[c]] += m->acc[c];
-	}
+	subsystem_weights(m, sub_sum);
+	for (int k = 0; k < RV_SUB_COUNT; k++)
+		sub_total += sub_sum[k];
 	in->mean_score = m->score_sum / (double)in->flagged;
 	for (int k = 0; k < RV_SUB_COUNT; k++)
-		in->sub_share[k] = total > 0 ? sub_sum[k] / total : 0.0;
+		in->sub_share[k] = sub_total > 0 ? sub_sum[k] / sub_total : 0.0;
 	in->subsystem = RV_SUB_OTHER;
 	double best = 0;
 	for (int s = 0; s < RV_SUB_COUNT; s++) {
@@ -308,37 +343,6 @@ static const char *chan_name(const struct rv_incmerge *m, uint32_t c)
 	return s ? s : "";
 }
 
-static const char *json_escape(unsigned char c)
-{
-	switch (c) {
-	case '"': return "\\\"";
-	case '\\': return "\\\\";
-	case '\n': return "\\n";
-	case '\r': return "\\r";
-	case '\t': return "\\t";
-	case '\b': return "\\b";
-	case '\f': return "\\f";
-	default: return NULL;
-	}
-}
-
-enum { JSON_FIRST_PRINTABLE = 0x20 };
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		const char *esc = json_escape(*p);
-		if (esc)
-			fputs(esc, f);
-		else if (*p < JSON_FIRST_PRINTABLE)
-			fprintf(f, "\\u%04x", (unsigned)*p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 /* JSON has no NaN or infinity: such a value is written as null. */
 static void json_number(FILE *f, const char *fmt, double v)
 {
@@ -367,7 +371,7 @@ static void json_detectors(FILE *f, unsigned detectors, const char *const *det_n
 		first = 0;
 		const char *name = det_name(b, det_names, ndet);
 		if (name)
-			json_string(f, name);
+			rv_json_fput_str(f, name);
 		else
 			fprintf(f, "\"bit%u\"", b);
 	}
@@ -390,11 +394,11 @@ static void json_incident(FILE *f, const struct rv_incmerge *m, const struct rv_
 	fputs(",\"detectors\":", f);
 	json_detectors(f, in->detectors, det_names, ndet);
 	fputs(",\"subsystem\":", f);
-	json_string(f, rv_subsystem_name(in->subsystem));
+	rv_json_fput_str(f, rv_subsystem_name(in->subsystem));
 	fputs(",\"top_metrics\":[", f);
 	for (size_t i = 0; i < in->ntop; i++) {
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
-		json_string(f, chan_name(m, in->top[i]));
+		rv_json_fput_str(f, chan_name(m, in->top[i]));
 		fputs(",\"share\":", f);
 		json_number(f, "%.6f", in->top_weight[i]);
 		fputc('}', f);

@@ -39,6 +39,13 @@ enum rv_feat {
 	 RV_FEAT_BIT(RV_F_MAX) | RV_FEAT_BIT(RV_F_P25) | RV_FEAT_BIT(RV_F_P75) |  \
 	 RV_FEAT_BIT(RV_F_SKEW) | RV_FEAT_BIT(RV_F_KURT) |                        \
 	 RV_FEAT_BIT(RV_F_SLOPE) | RV_FEAT_BIT(RV_F_AC1))
+/* Stock channels (amounts of memory, rv_catalog_stock): how the window
+ * moves, not where it sits: the gauge features less mean, min, max and the
+ * quartiles. */
+#define RV_FEAT_LEVEL_MASK                                                     \
+	(RV_FEAT_BIT(RV_F_MEAN) | RV_FEAT_BIT(RV_F_MIN) | RV_FEAT_BIT(RV_F_MAX) |  \
+	 RV_FEAT_BIT(RV_F_P25) | RV_FEAT_BIT(RV_F_P75))
+#define RV_FEAT_STOCK_MASK (RV_FEAT_GAUGE_MASK & ~RV_FEAT_LEVEL_MASK)
 /* Event channels (sparse error/retransmit counts): sum and max. */
 #define RV_FEAT_EVENT_MASK (RV_FEAT_BIT(RV_F_SUM) | RV_FEAT_BIT(RV_F_MAX))
 

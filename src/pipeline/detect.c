@@ -153,12 +153,25 @@ static int copy_channels(struct rv_model *m, const struct rv_table *t, const str
 		m->names[c] = strdup(t->names[c]);
 		if (!m->names[c])
 			return -ENOMEM;
-		if (o->events && rv_catalog_kind_by_name(t->names[c]) == RV_KIND_EVENT)
+		if (o->events && rv_catalog_smoothed(t->names[c]))
+			m->masks[c] = 0;   /* recorded and reported, not scored */
+		else if (o->events && rv_catalog_kind_by_name(t->names[c]) == RV_KIND_EVENT)
 			m->masks[c] = RV_FEAT_EVENT_MASK;
+		else if (o->events && rv_catalog_stock(t->names[c]))
+			m->masks[c] = RV_FEAT_STOCK_MASK | (adf ? RV_FEAT_BIT(RV_F_ADF) : 0u);
 		else
 			m->masks[c] = RV_FEAT_GAUGE_MASK | (adf ? RV_FEAT_BIT(RV_F_ADF) : 0u);
 	}
 	return 0;
+}
+
+/* A gauge without level features is a stock (copy_channels): it enters
+ * the SPE detector as its change since the window's first sample, for the
+ * same reason. Decided by the mask, so a model keeps its meaning in its
+ * file. */
+static int chan_relative(const struct rv_model *m, size_t c)
+{
+	return !(m->masks[c] & (RV_FEAT_LEVEL_MASK | RV_FEAT_EVENT_MASK));
 }
 
 void rv_model_raw_row(const struct rv_model *m, const struct rv_table *t, size_t end_row, float *out)
@@ -167,8 +180,10 @@ void rv_model_raw_row(const struct rv_model *m, const struct rv_table *t, size_t
 
 	for (size_t c = 0; c < m->nchan; c++) {
 		const float *col = t->values + c * t->nrows;
+		const float base = chan_relative(m, c) ? col[first] : 0.0f;
+
 		for (size_t p = 0; p < m->nraw_pts; p++)
-			out[c * m->nraw_pts + p] = col[first + m->raw_pos[p]];
+			out[c * m->nraw_pts + p] = col[first + m->raw_pos[p]] - base;
 	}
 }
 
@@ -235,12 +250,63 @@ static int sample_calibration(const struct rv_detect_opts *o, const struct rv_fe
 	return 0;
 }
 
+/* Features that carry the channel's unit (the rest are ratios: skew,
+ * kurtosis, autocorrelation, ADF's p-value). */
+#define UNIT_FEATURES                                                            \
+	(RV_FEAT_LEVEL_MASK | RV_FEAT_BIT(RV_F_STD) | RV_FEAT_BIT(RV_F_SLOPE) |   \
+	 RV_FEAT_BIT(RV_F_SUM))
+
+/*
+ * The smallest sd of each feature column and raw column (rv_ens_train),
+ * with the catalog's knowledge of the channels (o->events): for a feature
+ * in the channel's unit, the larger of its resolution (rv_catalog_resolution)
+ * and sd_floor_rel of its mean level; per sample for the slope, as a move
+ * of one resolution across the window. So an event channel that stayed 0
+ * while learning is watched with one event a second as its unit. Nothing
+ * for ratios, and NULL arrays without the catalog.
+ */
+static int build_floors(const struct rv_detect_opts *o, const struct rv_model *m,
+			const struct rv_featmat *fm, const uint32_t *raw_chan, size_t nraw,
+			double **feat_floor, double **raw_floor)
+{
+	double *chan = NULL;
+
+	*feat_floor = *raw_floor = NULL;
+	if (!o->events)
+		return 0;
+	chan = calloc(m->nchan ? m->nchan : 1, sizeof(*chan));
+	*feat_floor = calloc(fm->nfeat ? fm->nfeat : 1, sizeof(**feat_floor));
+	*raw_floor = calloc(nraw ? nraw : 1, sizeof(**raw_floor));
+	if (!chan || !*feat_floor || !*raw_floor) {
+		free(chan);
+		free(*feat_floor);
+		free(*raw_floor);
+		*feat_floor = *raw_floor = NULL;
+		return -ENOMEM;
+	}
+	for (size_t c = 0; c < m->nchan; c++)
+		chan[c] = fmax(rv_catalog_resolution(m->names[c]),
+			       o->ens.sd_floor_rel * fabs(m->chan_mean[c]));
+	for (size_t j = 0; j < fm->nfeat; j++) {
+		const unsigned f = fm->feat[j];
+
+		if (RV_FEAT_BIT(f) & UNIT_FEATURES)
+			(*feat_floor)[j] = chan[fm->chan[j]] /
+					   (f == RV_F_SLOPE ? (double)m->window : 1.0);
+	}
+	for (size_t j = 0; j < nraw; j++)
+		(*raw_floor)[j] = chan[raw_chan[j]];
+	free(chan);
+	return 0;
+}
+
 int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 		 struct rv_model **out, struct rv_detect_stats *st, struct rv_err *err)
 {
 	struct rv_model *m = calloc(1, sizeof(*m));
 	struct rv_featmat fm;
 	float *raw = NULL;
+	double *feat_floor = NULL, *raw_floor = NULL;
 	uint32_t *raw_chan = NULL, *cal = NULL;
 	size_t cal_n = 0;
 	rv_ns t0;
@@ -262,6 +328,9 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 	if (!rc)
 		rc = build_raw(m, train, &fm, &raw, &raw_chan);
 	if (!rc)
+		rc = build_floors(o, m, &fm, raw_chan, m->nchan * m->nraw_pts, &feat_floor,
+				  &raw_floor);
+	if (!rc)
 		rc = sample_calibration(o, &fm, &cal, &cal_n);
 	if (st)
 		st->features_s += rv_clock_since_s(t0);
@@ -270,6 +339,7 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 		struct rv_ens_train tr = {
 			.feat = fm.x, .nfeat = fm.nfeat, .feat_chan = fm.chan,
 			.raw = raw, .nraw = m->nchan * m->nraw_pts, .raw_chan = raw_chan,
+			.feat_floor = feat_floor, .raw_floor = raw_floor,
 			.n = fm.nwin, .nchan = m->nchan, .threads = o->threads,
 			.cal_idx = cal, .cal_n = cal_n,
 			.overwrite = 1,     /* fm and raw are freed below */
@@ -281,6 +351,8 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 		st->fit_s += rv_clock_since_s(t0);
 	rv_big_free(raw);
 	free(raw_chan);
+	free(feat_floor);
+	free(raw_floor);
 	free(cal);
 	rv_featmat_fini(&fm);
 	if (rc) {

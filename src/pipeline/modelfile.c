@@ -107,13 +107,17 @@ static int load_channels(struct rv_model *m, struct rv_rbuf *b)
 	m->masks = calloc(m->nchan, sizeof(*m->masks));
 	if (!m->names || !m->masks)
 		return -ENOMEM;
+	unsigned any = 0;
+
 	for (size_t c = 0; c < m->nchan; c++) {
 		m->names[c] = rv_rbuf_str(b, NAME_MAX_LEN);
 		m->masks[c] = rv_rbuf_u32(b);
-		if (b->bad || m->masks[c] == 0 || m->masks[c] >= (1u << RV_F_COUNT))
+		/* 0: a channel kept for the record, not scored (copy_channels) */
+		if (b->bad || m->masks[c] >= (1u << RV_F_COUNT))
 			return -EINVAL;
+		any |= m->masks[c];
 	}
-	return 0;
+	return any ? 0 : -EINVAL;
 }
 
 /* Version 2: a flag, then nchan training means. */

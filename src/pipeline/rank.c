@@ -7,6 +7,10 @@
 
 /* Channel counts ranked by insertion sort rather than qsort. */
 enum { RANK_INSERTION_MAX = 64 };
+/* A subsystem weighs as much as its heaviest SUB_LEADERS channels (as an
+ * incident's, explain/incident.c): many channels moving together (a
+ * family per CPU) must not outweigh a few that say more. */
+enum { SUB_LEADERS = 3 };
 
 static int cmp_ranked(const void *a, const void *b)
 {
@@ -20,14 +24,25 @@ static int cmp_ranked(const void *a, const void *b)
 enum rv_subsystem rv_rank_channels(size_t nchan, const uint8_t *chan_sub, const double *weight,
 				   struct rv_ranked *rk, uint32_t *rank)
 {
-	double sub_w[RV_SUB_COUNT] = { 0 };
+	double lead[RV_SUB_COUNT][SUB_LEADERS] = { { 0 } }, sub_w[RV_SUB_COUNT] = { 0 };
 	enum rv_subsystem best = RV_SUB_OTHER;
 
 	for (size_t c = 0; c < nchan; c++) {
+		double *b = lead[chan_sub[c]], w = weight[c];
+
 		rk[c].w = weight[c];
 		rk[c].c = (uint32_t)c;
-		sub_w[chan_sub[c]] += weight[c];
+		for (int k = 0; k < SUB_LEADERS; k++)
+			if (w > b[k]) {
+				double t = b[k];
+
+				b[k] = w;
+				w = t;
+			}
 	}
+	for (int s = 0; s < RV_SUB_COUNT; s++)
+		for (int k = 0; k < SUB_LEADERS; k++)
+			sub_w[s] += lead[s][k];
 	if (nchan <= RANK_INSERTION_MAX) {
 		/* Few channels: an insertion sort beats qsort's indirect calls. */
 		for (size_t i = 1; i < nchan; i++) {
