@@ -8,7 +8,7 @@ BUILD_SAN  ?= build-san
 BUILD_FUZZ ?= build-fuzz
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build deps run test test-release test-san test-fuzz fuzz bench eval clean
+.PHONY: all build deps run test test-release test-san test-fuzz fuzz bench eval eval-dev clean
 
 all: build
 
@@ -58,7 +58,13 @@ test-fuzz:
 bench: build
 	@/usr/bin/python3 bench/bench.py
 
-eval: build
+# The fault-injection evaluation on this host (eval/faultinject.py, about
+# 60 min, root): the table of docs/EVALUATION.md. eval-dev: offline quality
+# on the labelled DEV data sets of ../shared.
+eval: deps build
+	@/usr/bin/python3 eval/faultinject.py --markdown $(BUILD)/eval-live.md
+
+eval-dev: build
 	@scripts/install-deps.sh --eval
 	@/usr/bin/python3 scripts/eval-dev.py --ablations
 

@@ -85,12 +85,17 @@ static void subsystems_json(struct rv_sb *b, const char *text)
 	rv_sb_printf(b, "]");
 }
 
-static void incident_json(struct rv_sb *b, const struct rv_store_incident *in, const char *event)
+/* event: "open" or "close" for an events line, which also carries time,
+ * the timestamp of the sample that decided it; NULL for the API. */
+static void incident_json(struct rv_sb *b, const struct rv_store_incident *in, const char *event,
+			  double time)
 {
 	rv_sb_printf(b, "{");
 	if (event) {
 		rv_sb_printf(b, "\"event\":");
 		rv_sb_json_str(b, event);
+		rv_sb_printf(b, ",\"time\":");
+		rv_sb_json_num(b, time);
 		rv_sb_printf(b, ",\"host\":");
 		rv_sb_json_str(b, in->host);
 		rv_sb_printf(b, ",");
@@ -148,7 +153,7 @@ static void incident_json(struct rv_sb *b, const struct rv_store_incident *in, c
 
 void agent_incident_json(struct rv_sb *b, const struct rv_store_incident *in)
 {
-	incident_json(b, in, NULL);
+	incident_json(b, in, NULL, 0.0);
 }
 
 static void write_event(struct agent *a, const struct rv_store_incident *in, const char *event)
@@ -160,7 +165,7 @@ static void write_event(struct agent *a, const struct rv_store_incident *in, con
 	if (!a->events)
 		return;
 	rv_sb_init(&b);
-	incident_json(&b, in, event);
+	incident_json(&b, in, event, a->data_ts);
 	rv_sb_printf(&b, "\n");
 	if (rv_sb_failed(&b))
 		rc = rv_err_set(&err, -ENOMEM, "out of memory");

@@ -15,6 +15,8 @@ int rv_cmd_record(int argc, char **argv);
 int rv_cmd_export(int argc, char **argv);
 int rv_cmd_agent(int argc, char **argv);
 int rv_cmd_report(int argc, char **argv);
+int rv_cmd_workload(int argc, char **argv);
+int rv_cmd_demo(int argc, char **argv);
 
 /* Shared option parsing: "3s", "500ms", "2m" or a plain count. */
 struct rv_span;

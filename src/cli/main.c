@@ -20,12 +20,14 @@ struct command {
 
 static const struct command commands[] = {
 	{ "agent", rv_cmd_agent, "watch this host: learn, detect, serve /metrics, store incidents" },
+	{ "demo", rv_cmd_demo, "a guided 2-minute run: a job, two injected faults, the incidents, a report" },
 	{ "detect", rv_cmd_detect, "fit detectors on training telemetry and score test telemetry" },
 	{ "metrics", rv_cmd_metrics, "list (and sample) the channels collected on this host" },
 	{ "report", rv_cmd_report, "write incident reports (text, markdown, JSON, HTML) with likely causes" },
 	{ "record", rv_cmd_record, "record the collected telemetry to a .rvl file" },
 	{ "export", rv_cmd_export, "write a .rvl recording as CSV" },
 	{ "synth", rv_cmd_synth, "write a synthetic telemetry data set with planted anomalies" },
+	{ "workload", rv_cmd_workload, "run a small training-like job (matrix steps, loopback all-reduce)" },
 };
 
 static void usage(FILE *f)
