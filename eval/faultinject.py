@@ -374,12 +374,13 @@ def main():
     ap.add_argument("--short", action="store_true", help="3 faults, short gaps (make test)")
     ap.add_argument("--faults", help="comma-separated subset of: " + ", ".join(FAULTS))
     ap.add_argument("--rounds", type=int, help="passes over the faults (default 2; short 1)")
-    ap.add_argument("--learn", type=float, help="agent learning time, s (default 300; short 60)")
+    ap.add_argument("--learn", type=float, help="agent learning time, s (default 300; short 90)")
     ap.add_argument("--clean", type=float, help="clean stretch before the first fault, s "
                     "(default 1080; short 20)")
     ap.add_argument("--duration", type=float, help="each injection, s (default 40; short 25)")
     ap.add_argument("--gap", type=float, help="quiet time after each injection, s "
-                    "(default 100; short 25)")
+                    "(default 100; short 25); the next one also waits until no incident "
+                    "is open (at most 60 s; short 40 s)")
     ap.add_argument("--settle", type=float, default=45.0,
                     help="time after an injection not counted as clean, s (default 45)")
     ap.add_argument("--markdown", help="also write the tables to this file")
@@ -400,10 +401,11 @@ def main():
 
     short = a.short
     rounds = a.rounds or (1 if short else 2)
-    learn = a.learn or (60.0 if short else 300.0)
+    learn = a.learn or (90.0 if short else 300.0)
     clean = a.clean if a.clean is not None else (20.0 if short else 1080.0)
     dur = a.duration or (25.0 if short else 40.0)
     gap = a.gap or (25.0 if short else 100.0)
+    quiet_max = 40.0 if short else 60.0
     names = a.faults.split(",") if a.faults else (SHORT if short else list(FAULTS))
     for n in names:
         if n not in FAULTS:
@@ -474,6 +476,12 @@ def main():
                     plan.append(item)
                     continue
                 inj = injectors[n]
+                # each fault starts on a quiet host: one that begins inside an
+                # open incident only extends it
+                t_wait = time.time()
+                while any(i.get("end", 0) is None for i in ev.incidents.values()) \
+                        and time.time() - t_wait < quiet_max:
+                    idle(0.5)
                 log(f"inject {n} ({FAULTS[n][1]}) for {dur:.0f} s")
                 item["t0"] = time.time()
                 inj.begin()

@@ -366,7 +366,8 @@ static void score_window(struct agent *a, double ts)
 	for (size_t i = 0; i < m->window; i++)
 		a->wrows[i] = rv_ring_row(&a->ring, m->window - 1 - i);
 	rv_live_score(a->live, a->wrows, &out);
-	if (a->absorbing) {       /* the old model's verdicts wait for the new one */
+	/* no verdicts while a fit runs and just after one (agent_finish_fit) */
+	if (a->absorbing || a->fitting || ts < a->quiet_until) {
 		out.res.anomaly = 0;
 		out.res.flags = 0;
 	}

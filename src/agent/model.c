@@ -146,6 +146,8 @@ void agent_start_fit(struct agent *a, const char *reason, int inline_fit)
 	}
 }
 
+enum { FIT_QUIET_WINDOWS = 2 };
+
 void agent_finish_fit(struct agent *a, double now_data)
 {
 	if (!pthread_equal(a->fit_tid, pthread_self()))
@@ -165,6 +167,10 @@ void agent_finish_fit(struct agent *a, double now_data)
 		return;
 	}
 	a->fit_model = NULL;
+	/* The fit's own memory and CPU are in the samples taken while it ran,
+	 * and installing and saving the model move them once more: windows
+	 * that can hold those samples are scored but flag nothing. */
+	a->quiet_until = now_data + FIT_QUIET_WINDOWS * (double)a->model->window * a->cfg.interval_s;
 	a->last_fit_wall = now_data;
 	a->next_refit = a->cfg.refit_s > 0 ? now_data + a->cfg.refit_s : INFINITY;
 	pthread_mutex_lock(&a->mu);

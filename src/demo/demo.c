@@ -3,8 +3,9 @@
  *
  * Timeline: the job starts, the agent (a child running `reveal agent` at
  * 200 ms) learns for learn_s; once its model file exists it detects. A few
- * quiet seconds, then fault 1 (CPU contention) for fault_s; the demo waits
- * for the incident to close (at most CLOSE_WAIT_S), then fault 2 (packet
+ * quiet seconds (and until no incident is open, at most CLOSE_WAIT_S), then
+ * fault 1 (CPU contention) for fault_s; the demo waits for the incident to
+ * close (at most CLOSE_WAIT_S), then fault 2 (packet
  * loss, or a disk write storm without a network namespace), the same wait,
  * and the report. The incidents are read from the agent's JSON lines as
  * they are written.
@@ -35,7 +36,7 @@ enum {
 
 static const double TICK_S = 0.2;
 static const double QUIET_S = 6.0;        /* detecting before fault 1 */
-static const double CLOSE_WAIT_S = 30.0;  /* longest wait for an incident to close */
+static const double CLOSE_WAIT_S = 25.0;  /* longest wait for an incident to close */
 static const double MIN_GAP_S = 6.0;
 static const double ATTRIBUTE_S = 15.0;   /* an incident opening this soon after a fault is its */
 static const double FIT_WAIT_S = 60.0;
@@ -68,12 +69,12 @@ struct demo {
 	uint64_t last_steps;
 	struct fault f[RV_DEMO_FAULTS];
 	int active;                      /* fault being injected, -1 none */
-	int last;                        /* the fault injected last */
 	FILE *ev;
 	char *line;
 	size_t line_len;
 	long others[MAX_INCIDENTS];
 	int nothers;
+	int open;                        /* incidents open now */
 	int status_shown;                /* a status line is on the terminal */
 };
 
@@ -153,6 +154,7 @@ static void copy_str(char *dst, size_t n, const char *src)
 
 static void on_open(struct demo *d, long id, const struct rv_json *ev, double t)
 {
+	d->open++;
 	const char *sub = rv_json_str(rv_json_get(ev, "subsystem"), "?");
 	const char *top = rv_json_str(rv_json_get(rv_json_at(rv_json_get(ev, "top_metrics"), 0),
 						  "name"), "-");
@@ -187,6 +189,7 @@ static void on_close(struct demo *d, long id, const struct rv_json *ev)
 	const double dur = rv_json_num(rv_json_get(ev, "duration_s"), 0.0);
 	struct fault *f = fault_of(d, id);
 
+	d->open -= d->open > 0;
 	if (f) {
 		struct rv_demo_fault_result *r = &d->res->fault[f - d->f];
 
@@ -312,16 +315,14 @@ static int wait_for(struct demo *d, double seconds, int next, int (*done)(struct
 	return 0;
 }
 
+static int none_open(struct demo *d)
+{
+	return d->open == 0;
+}
+
 static int model_exists(struct demo *d)
 {
 	return access(d->model, F_OK) == 0;
-}
-
-static int last_closed(struct demo *d)
-{
-	const struct fault *f = &d->f[d->last];
-
-	return f->incident < 0 || f->closed;
 }
 
 /* ------------------------------------------------------------ faults */
@@ -612,15 +613,23 @@ static int run_timeline(struct demo *d, struct rv_err *err)
 	say(d, "learned; the agent is detecting. Now the faults, one after the other.");
 	rc = wait_for(d, QUIET_S, 0, NULL, "detecting", err);
 	for (int i = 0; !rc && i < RV_DEMO_FAULTS; i++) {
+		/* a fault that begins inside an open incident only extends it (the
+		 * wait after fault 1 is the one before fault 2) */
+		if (i == 0 && !none_open(d)) {
+			say(d, "an incident is open; waiting up to %.0f s for it to close before "
+			       "fault %d", CLOSE_WAIT_S, i + 1);
+			rc = wait_for(d, CLOSE_WAIT_S, i, none_open, "waiting", err);
+			if (rc)
+				break;
+		}
 		rc = inject(d, i, err);
 		uninject(d, i);
 		if (rc)
 			break;
 		say(d, "fault %d stopped; waiting for the incident to close", i + 1);
-		d->last = i;
 		rc = wait_for(d, MIN_GAP_S, i + 1, NULL, "recovering", err);
 		if (!rc)
-			rc = wait_for(d, CLOSE_WAIT_S - MIN_GAP_S, i + 1, last_closed, "recovering",
+			rc = wait_for(d, CLOSE_WAIT_S - MIN_GAP_S, i + 1, none_open, "recovering",
 				      err);
 	}
 	return rc;

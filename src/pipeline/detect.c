@@ -261,9 +261,12 @@ static int sample_calibration(const struct rv_detect_opts *o, const struct rv_fe
  * with the catalog's knowledge of the channels (o->events): for a feature
  * in the channel's unit, the larger of its resolution (rv_catalog_resolution)
  * and sd_floor_rel of its mean level; per sample for the slope, as a move
- * of one resolution across the window. So an event channel that stayed 0
- * while learning is watched with one event a second as its unit. Nothing
- * for ratios, and NULL arrays without the catalog.
+ * of one resolution across the window. An event channel's sum and max
+ * (of per-second rates over the window's samples) count in one event a
+ * second sustained over the window: so one that stayed 0 while learning is
+ * watched, and a sustained error rate stands out, but a single stray event
+ * does not open an incident. Nothing for ratios, and NULL arrays without
+ * the catalog.
  */
 static int build_floors(const struct rv_detect_opts *o, const struct rv_model *m,
 			const struct rv_featmat *fm, const uint32_t *raw_chan, size_t nraw,
@@ -289,10 +292,14 @@ static int build_floors(const struct rv_detect_opts *o, const struct rv_model *m
 			       o->ens.sd_floor_rel * fabs(m->chan_mean[c]));
 	for (size_t j = 0; j < fm->nfeat; j++) {
 		const unsigned f = fm->feat[j];
+		const uint32_t c = fm->chan[j];
 
-		if (RV_FEAT_BIT(f) & UNIT_FEATURES)
-			(*feat_floor)[j] = chan[fm->chan[j]] /
-					   (f == RV_F_SLOPE ? (double)m->window : 1.0);
+		if (!(RV_FEAT_BIT(f) & UNIT_FEATURES))
+			continue;
+		if (m->masks[c] & RV_FEAT_BIT(RV_F_SUM))   /* events: per window */
+			(*feat_floor)[j] = chan[c] * (double)m->window;
+		else
+			(*feat_floor)[j] = chan[c] / (f == RV_F_SLOPE ? (double)m->window : 1.0);
 	}
 	for (size_t j = 0; j < nraw; j++)
 		(*raw_floor)[j] = chan[raw_chan[j]];
