@@ -16,7 +16,8 @@ Scoring, from the agent's incident events (JSON lines):
   TTD        time from the start of the injection until the agent reported
              the incident open (the event's arrival, read every 100 ms)
   top-1/2    the injection's subsystem is the incident's first / among its
-             first two subsystems (the ranking of the closed incident)
+             first two subsystems (the ranking of the closed incident; when
+             several incidents open during the injection, the longest one)
   false/h    incidents that start outside every injection (and its settle
              time) per hour of such clean time
 
@@ -255,15 +256,20 @@ def score(plan, incidents, detect_start, detect_end, settle):
         if hits:
             # an incident reported after the injection began is its own; one
             # reported before (still open from earlier) only overlaps it
+            # reported before (still open from earlier) only overlaps it.
+            # Time to detect: the first one; the blame: the longest one
             new = [i for i in hits if i["reported"] >= t0]
             first = new[0] if new else hits[0]
-            row.update(id=first["id"], ttd_s=first["reported"] - t0 if new else None,
-                       pre_open=not new,
-                       top1=first["subsystems"][0], ranking=first["subsystems"],
-                       top1_ok=first["subsystems"][0] == inj["expect"],
-                       top2_ok=inj["expect"] in first["subsystems"][:2],
-                       cause=first.get("cause"), top=first.get("top"),
-                       duration_s=((first["end"] or detect_end) - first["start"]))
+            def length(i):
+                return (i["end"] or detect_end) - i["start"]
+            main = max(new, key=length) if new else first
+            row.update(id=main["id"], ttd_s=first["reported"] - t0 if new else None,
+                       pre_open=not new, incidents=len(new),
+                       top1=main["subsystems"][0], ranking=main["subsystems"],
+                       top1_ok=main["subsystems"][0] == inj["expect"],
+                       top2_ok=inj["expect"] in main["subsystems"][:2],
+                       cause=main.get("cause"), top=main.get("top"),
+                       duration_s=length(main))
         rows.append(row)
     false = [i for i in incidents.values() if "reported" in i and i["start"] >= detect_start
              and not any(a <= i["start"] <= b for a, b in busy)]

@@ -153,10 +153,19 @@ static void free_channel_buffers(struct agent *a)
 	a->ok = a->shown_ok = NULL;
 	a->last = NULL;
 	a->inc_sum = a->shown = NULL;
+	a->blips_base += rv_incmerge_dropped(a->mg);
 	rv_incmerge_free(a->mg);
 	a->mg = NULL;
 	rv_ring_fini(&a->ring);
 	agent_explain_free(a);
+}
+
+/* The peak score an incident of this severity passes (incident.h). */
+static double severity_score(enum rv_cfg_severity s)
+{
+	return s == RV_CFG_SEV_CRITICAL ? RV_SEVERITY_CRITICAL
+	     : s == RV_CFG_SEV_MAJOR	? RV_SEVERITY_MAJOR
+					: 0.0;
 }
 
 static int size_for_channels(struct agent *a)
@@ -175,6 +184,8 @@ static int size_for_channels(struct agent *a)
 				a->cfg.detect.incident_gap, a->cfg.detect.incident_min);
 	if (!a->vals || !a->ok || !a->last || !a->inc_sum || !a->shown || !a->shown_ok || !a->mg)
 		return -ENOMEM;
+	rv_incmerge_set_gate(a->mg, severity_score(a->cfg.detect.report_severity),
+			     a->cfg.detect.minor_min);
 	a->learn_rows = (size_t)ceil(a->cfg.learn_s / step);
 	a->reservoir_rows = (size_t)ceil(a->cfg.reservoir_s / step);
 	cap = a->learn_rows > a->reservoir_rows ? a->learn_rows : a->reservoir_rows;
@@ -200,32 +211,6 @@ static int size_for_channels(struct agent *a)
 
 /* ----------------------------------------------------------- incidents */
 
-/* "cpu:0.712,mem:0.204": subsystems with at least 1 % of the weight,
- * largest first. */
-static void rank_subsystems(const struct rv_incident *in, char *buf, size_t cap)
-{
-	int order[RV_SUB_COUNT], n = 0;
-	size_t len = 0;
-
-	for (int k = 0; k < RV_SUB_COUNT; k++) {
-		int j = n++;
-
-		for (; j > 0 && in->sub_share[order[j - 1]] < in->sub_share[k]; j--)
-			order[j] = order[j - 1];
-		order[j] = k;
-	}
-	buf[0] = '\0';
-	for (int i = 0; i < n && len < cap; i++) {
-		if (in->sub_share[order[i]] < 0.01)
-			break;
-		len += (size_t)snprintf(buf + len, cap - len, "%s%s:%.3f", i ? "," : "",
-					rv_subsystem_name((enum rv_subsystem)order[i]),
-					in->sub_share[order[i]]);
-	}
-	if (len >= cap)
-		buf[0] = '\0';
-}
-
 static void fill_incident(struct agent *a, const struct rv_incident *in, int open,
 			  struct rv_store_incident *out)
 {
@@ -240,7 +225,7 @@ static void fill_incident(struct agent *a, const struct rv_incident *in, int ope
 	out->cause_confidence = NAN;
 	out->detectors = in->detectors;
 	snprintf(out->subsystem, sizeof(out->subsystem), "%s", rv_subsystem_name(in->subsystem));
-	rank_subsystems(in, out->subsystems, sizeof(out->subsystems));
+	rv_incident_rank_subsystems(in, out->subsystems, sizeof(out->subsystems));
 	snprintf(out->host, sizeof(out->host), "%s", a->host);
 	out->nsig = in->ntop < RV_STORE_SIG_MAX ? in->ntop : RV_STORE_SIG_MAX;
 	for (size_t i = 0; i < out->nsig; i++) {
@@ -389,6 +374,7 @@ static void score_window(struct agent *a, double ts)
 	pthread_mutex_lock(&a->mu);
 	a->windows_scored++;
 	a->windows_flagged += out.res.anomaly != 0;
+	a->blips = a->blips_base + rv_incmerge_dropped(a->mg);
 	a->last_fused = out.res.fused;
 	a->last_anomaly = out.res.anomaly;
 	for (int d = 0; d < RV_DET_COUNT; d++) {

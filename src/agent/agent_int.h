@@ -118,6 +118,7 @@ struct agent {
 	double learn_progress, learn_remaining_s;
 	double data_ts;                    /* timestamp of the last sample */
 	uint64_t samples, missed, windows_scored, windows_flagged, fits;
+	uint64_t blips, blips_base;   /* flagged stretches not reported (incident.h) */
 	double last_fused, fused_threshold;
 	int last_anomaly;
 	double det_score[RV_DET_COUNT], det_threshold[RV_DET_COUNT];

@@ -115,6 +115,10 @@ static void metrics_page(struct agent *a, struct rv_promtext *p)
 	}
 	counter(p, "reveal_windows_scored_total", "Windows scored", (double)a->windows_scored);
 	counter(p, "reveal_windows_flagged_total", "Windows flagged", (double)a->windows_flagged);
+	counter(p, "reveal_incident_blips_total",
+		"Flagged stretches too short or too weak to report as incidents "
+		"(detect.incident_min, report_severity, minor_min)",
+		(double)a->blips);
 	rv_prom_family(p, "reveal_incidents_open", "gauge", "Open incidents by subsystem");
 	for (int s = 0; s < RV_SUB_COUNT; s++) {
 		const char *l[] = { "subsystem", rv_subsystem_name((enum rv_subsystem)s), NULL };

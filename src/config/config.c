@@ -39,6 +39,7 @@ _Static_assert(sizeof(enum rv_cfg_preset) == sizeof(int), "enums are stored as i
 
 static const char *const level_names[] = { "error", "warn", "info", "debug", NULL };
 static const char *const preset_names[] = { "default", "paper", NULL };
+static const char *const severity_names[] = { "minor", "major", "critical", NULL };
 _Static_assert(RV_LOG_ERROR == 0 && RV_LOG_DEBUG == 3, "level_names follows enum rv_log_level");
 
 const struct rv_cfg_section rv_cfg_sections[] = {
@@ -93,6 +94,14 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	  "Unflagged windows bridged inside one incident." },
 	{ "detect", "incident_min", K_UINT, FIELD(detect.incident_min), 1, 1000, 0, NULL,
 	  "Flagged windows an incident needs." },
+	{ "detect", "report_severity", K_ENUM, FIELD(detect.report_severity), 0, 0, 0,
+	  severity_names,
+	  "An incident is reported as soon as it has incident_min windows and "
+	  "reaches this severity (peak score over 2x the threshold: major, over "
+	  "5x: critical); a weaker one only after minor_min windows." },
+	{ "detect", "minor_min", K_UINT, FIELD(detect.minor_min), 0, 100000, 0, NULL,
+	  "Flagged windows an incident below report_severity needs to be "
+	  "reported (a sustained weak anomaly); 0 = never." },
 	{ "detect", "absorb", K_DUR, FIELD(detect.absorb_s), MINUTE / 6, 30 * DAY, K_ZERO_OK, NULL,
 	  "An incident still open after this long is a new normal: it is closed "
 	  "and the model refitted on the newest samples, flagged ones included; "
@@ -137,6 +146,8 @@ void rv_config_defaults(struct rv_config *c)
 	c->detect.preset = RV_CFG_PRESET_DEFAULT;
 	c->detect.incident_gap = 2;
 	c->detect.incident_min = 2;
+	c->detect.report_severity = RV_CFG_SEV_MAJOR;
+	c->detect.minor_min = 8;
 	c->detect.absorb_s = 15 * MINUTE;
 	snprintf(c->http.listen, sizeof(c->http.listen), "%s", "127.0.0.1:9464");
 	c->http.max_connections = 32;

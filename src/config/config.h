@@ -51,6 +51,7 @@ struct rv_cfg_span {
 };
 
 enum rv_cfg_preset { RV_CFG_PRESET_DEFAULT, RV_CFG_PRESET_PAPER };
+enum rv_cfg_severity { RV_CFG_SEV_MINOR, RV_CFG_SEV_MAJOR, RV_CFG_SEV_CRITICAL };
 
 /* Durations are seconds (double), sizes bytes; 0 means "never" / "keep" /
  * "none" where the key's description says so. Strings are NUL-terminated
@@ -75,6 +76,8 @@ struct rv_config {
 		enum rv_cfg_preset preset;
 		unsigned incident_gap;
 		unsigned incident_min;
+		enum rv_cfg_severity report_severity; /* reported at once from this one */
+		unsigned minor_min;    /* flagged windows a weaker one needs; 0 = never */
 		double absorb_s;       /* 0 = never */
 	} detect;
 	struct {

@@ -74,6 +74,7 @@ static const struct err_case err_cases[] = {
 	{ "detect:\n  window: 2.5\n", { "detect.window: '2.5' is not a duration or a number of samples" } },
 	{ "detect:\n  step: 2h\n", { "detect.step: '2h' is not in 10ms..1h" } },
 	{ "detect:\n  incident_min: 0\n", { "detect.incident_min: '0' is not in 1..1000" } },
+	{ "detect:\n  report_severity: high\n", { "detect.report_severity", "minor | major | critical" } },
 	{ "state_dir: ''\n", { "t.yaml:1:12: state_dir: must not be empty" } },
 	{ "host: \"a\\0b\"\n", { "t.yaml:1:7: host: the value contains a NUL byte" } },
 	{ "http:\n  listen: localhost\n", { "t.yaml:2:11: http.listen: 'localhost' is not HOST:PORT" } },

@@ -39,6 +39,8 @@ static void test_defaults(void **state)
 	assert_int_equal(c.detect.preset, RV_CFG_PRESET_DEFAULT);
 	assert_int_equal(c.detect.incident_gap, 2);
 	assert_int_equal(c.detect.incident_min, 2);
+	assert_int_equal(c.detect.report_severity, RV_CFG_SEV_MAJOR);
+	assert_int_equal(c.detect.minor_min, 8);
 	assert_string_equal(c.http.listen, "127.0.0.1:9464");
 	assert_int_equal(c.http.max_connections, 32);
 	assert_false(c.http.raw_channels);
@@ -77,6 +79,8 @@ static void test_full_file(void **state)
 	assert_int_equal(c.detect.preset, RV_CFG_PRESET_PAPER);
 	assert_int_equal(c.detect.incident_gap, 0);
 	assert_int_equal(c.detect.incident_min, 1000);
+	assert_int_equal(c.detect.report_severity, RV_CFG_SEV_CRITICAL);
+	assert_int_equal(c.detect.minor_min, 0);
 	assert_string_equal(c.http.listen, "[::1]:0");
 	assert_int_equal(c.http.max_connections, 1024);
 	assert_true(c.http.raw_channels);
@@ -382,7 +386,8 @@ static void test_write_names_every_key(void **state)
 		"\nstate_dir: \".\"\n", "\nhost: \"\"\n", "\nlog_level: info\n", "\ncollect:\n",
 		"\n  root: \"\"\n", "\n  nvml: \"libnvidia-ml.so.1\"\n", "\n  exclude: []\n",
 		"\n  rediscover: 1m\n", "\ndetect:\n", "\n  window: 3s\n", "\n  step: 1s\n",
-		"\n  preset: default\n", "\n  incident_gap: 2\n", "\n  incident_min: 2\n", "\n  absorb: 15m\n",
+		"\n  preset: default\n", "\n  incident_gap: 2\n", "\n  incident_min: 2\n", "\n  report_severity: major\n",
+		"\n  minor_min: 8\n", "\n  absorb: 15m\n",
 		"\nhttp:\n", "\n  listen: \"127.0.0.1:9464\"\n", "\n  max_connections: 32\n",
 		"\n  raw_channels: false\n", "\nstore:\n", "\n  path: \"./reveal.db\"\n",
 		"\n  retention: 30d\n", "\nevents:\n", "\nrecord:\n", "\n  max_size: 1GiB\n",

@@ -137,6 +137,8 @@ static const char full_file[] =
 	"  preset: paper\n"
 	"  incident_gap: 0\n"
 	"  incident_min: 1000\n"
+	"  report_severity: critical\n"
+	"  minor_min: 0\n"
 	"http: {listen: \"[::1]:0\", max_connections: 1024, raw_channels: true}\n"
 	"store:\n"
 	"  path: \"\"\n"

@@ -31,7 +31,7 @@
 enum {
 	PATH_LEN = 4096,
 	LINE_MAX_LEN = 1 << 20,   /* an event line longer than this is skipped */
-	MAX_INCIDENTS = 64,
+	MAX_TRACKED = 64,         /* incidents attributed to faults */
 };
 
 static const double TICK_S = 0.2;
@@ -50,8 +50,8 @@ struct fault {
 	const char *nft_rules;
 	pid_t pid;
 	double t0, t1;                   /* wall clock */
-	long incident;                   /* -1 = none yet */
-	int closed;
+	long incident;                   /* its first incident; -1 = none yet */
+	double best_dur;                 /* longest of its closed incidents, s */
 	double step_sum[2];              /* the job's step time: before, during */
 	double reduce_sum[2];            /* its all-reduce time */
 	unsigned step_n[2];
@@ -72,9 +72,10 @@ struct demo {
 	FILE *ev;
 	char *line;
 	size_t line_len;
-	long others[MAX_INCIDENTS];
-	int nothers;
 	int open;                        /* incidents open now */
+	long inc_id[MAX_TRACKED];        /* incidents opened during a fault ... */
+	int inc_fault[MAX_TRACKED];      /* ... and that fault's index */
+	int ntracked;
 	int status_shown;                /* a status line is on the terminal */
 };
 
@@ -139,11 +140,12 @@ static void status(struct demo *d, const char *fmt, ...)
 
 /* ------------------------------------------------------------ events */
 
+/* The fault an incident was attributed to when it opened, or NULL. */
 static struct fault *fault_of(struct demo *d, long id)
 {
-	for (int i = 0; i < RV_DEMO_FAULTS; i++)
-		if (d->f[i].incident == id)
-			return &d->f[i];
+	for (int i = 0; i < d->ntracked; i++)
+		if (d->inc_id[i] == id)
+			return &d->f[d->inc_fault[i]];
 	return NULL;
 }
 
@@ -152,19 +154,34 @@ static void copy_str(char *dst, size_t n, const char *src)
 	snprintf(dst, n, "%s", src ? src : "");
 }
 
+/*
+ * An incident that opens while a fault is injected (or up to ATTRIBUTE_S
+ * after it) belongs to that fault: the first one gives the time to detect,
+ * and the fault's subsystem is that of its longest incident (on_close).
+ * Any other incident is a false alarm.
+ */
 static void on_open(struct demo *d, long id, const struct rv_json *ev, double t)
 {
-	d->open++;
 	const char *sub = rv_json_str(rv_json_get(ev, "subsystem"), "?");
 	const char *top = rv_json_str(rv_json_get(rv_json_at(rv_json_get(ev, "top_metrics"), 0),
 						  "name"), "-");
 
-	for (int i = 0; i < RV_DEMO_FAULTS; i++) {
+	d->open++;
+	for (int i = RV_DEMO_FAULTS; i-- > 0;) {
 		struct fault *f = &d->f[i];
 		struct rv_demo_fault_result *r = &d->res->fault[i];
 
-		if (f->t0 <= 0 || f->incident >= 0 || (f->t1 > 0 && t > f->t1 + ATTRIBUTE_S))
+		if (f->t0 <= 0 || t < f->t0 || (f->t1 > 0 && t > f->t1 + ATTRIBUTE_S))
 			continue;
+		if (d->ntracked < MAX_TRACKED) {
+			d->inc_id[d->ntracked] = id;
+			d->inc_fault[d->ntracked++] = i;
+		}
+		if (f->incident >= 0) {
+			say(d, ">>> incident %ld opened during fault %d (subsystem %s, top signal %s)",
+			    id, i + 1, sub, top);
+			return;
+		}
 		f->incident = id;
 		r->detected = 1;
 		r->ttd_s = t - f->t0;
@@ -173,8 +190,6 @@ static void on_open(struct demo *d, long id, const struct rv_json *ev, double t)
 		       "%s, top signal %s)", id, r->ttd_s, sub, top);
 		return;
 	}
-	if (d->nothers < MAX_INCIDENTS)
-		d->others[d->nothers++] = id;
 	d->res->other_incidents++;
 	say(d, ">>> incident %ld opened outside the faults (a false alarm): subsystem %s, "
 	       "top signal %s", id, sub, top);
@@ -190,10 +205,10 @@ static void on_close(struct demo *d, long id, const struct rv_json *ev)
 	struct fault *f = fault_of(d, id);
 
 	d->open -= d->open > 0;
-	if (f) {
+	if (f && dur >= f->best_dur) {
 		struct rv_demo_fault_result *r = &d->res->fault[f - d->f];
 
-		f->closed = 1;
+		f->best_dur = dur;
 		copy_str(r->subsystem, sizeof(r->subsystem), sub);
 		copy_str(r->cause, sizeof(r->cause), rv_json_str(rv_json_get(cause, "id"), ""));
 		r->confidence = conf;
@@ -567,12 +582,12 @@ static void print_summary(struct demo *d)
 		if (!r->detected) {
 			fprintf(out, "  %d. %-18s NOT detected\n", i + 1, r->title);
 		} else {
-			fprintf(out, "  %d. %-18s detected %.1f s after it began; subsystem %s (%s)",
+			fprintf(out, "  %d. %-18s detected %.1f s after it began; subsystem %s (%s",
 				i + 1, r->title, r->ttd_s, r->subsystem,
 				strcmp(r->subsystem, r->expect) == 0 ? "right" : "expected ");
 			if (strcmp(r->subsystem, r->expect) != 0)
-				fprintf(out, "%s)", r->expect);
-			fputc('\n', out);
+				fputs(r->expect, out);
+			fputs(")\n", out);
 			if (r->cause[0])
 				fprintf(out, "     likely cause: %s (confidence %.0f %%)\n", r->cause,
 					100.0 * r->confidence);

@@ -32,6 +32,8 @@ struct rv_incmerge {
 	size_t nchan;
 	const char *const *names;   /* borrowed */
 	size_t max_gap, min_windows;
+	double gate_peak;           /* peak score reported at once; 0 = no gate */
+	size_t gate_windows;        /* flagged windows a weaker one needs; 0 = never */
 	unsigned char *chan_sub;    /* enum rv_subsystem per channel, from its name */
 	double *acc;                /* per-channel weight of the open incident */
 
@@ -209,11 +211,29 @@ static int reserve_closed(struct rv_incmerge *m)
 	return 0;
 }
 
+void rv_incmerge_set_gate(struct rv_incmerge *m, double peak, size_t windows)
+{
+	if (!m)
+		return;
+	m->gate_peak = peak > 0 && isfinite(peak) ? peak : 0;
+	m->gate_windows = windows;
+}
+
+/* Long enough, and strong enough or sustained enough, to be reported. */
+static int qualifies(const struct rv_incmerge *m, const struct rv_incident *in)
+{
+	if (in->flagged == 0 || in->flagged < m->min_windows)
+		return 0;
+	if (m->gate_peak <= 0 || in->peak_score > m->gate_peak)
+		return 1;
+	return m->gate_windows > 0 && in->flagged >= m->gate_windows;
+}
+
 static int close_open(struct rv_incmerge *m)
 {
 	if (!m->open)
 		return 0;
-	if (m->cur.flagged < m->min_windows) {
+	if (!qualifies(m, &m->cur)) {
 		m->dropped++;
 		m->open = 0;
 		return 0;
@@ -232,7 +252,7 @@ static int close_open(struct rv_incmerge *m)
 
 int rv_incmerge_peek_open(const struct rv_incmerge *m, struct rv_incident *out)
 {
-	if (!m || !m->open || m->cur.flagged == 0 || m->cur.flagged < m->min_windows)
+	if (!m || !m->open || !qualifies(m, &m->cur))
 		return 0;
 	*out = m->cur;
 	summarise(m, out);
@@ -423,9 +443,36 @@ int rv_incident_write_json(FILE *f, const struct rv_incmerge *m, const char *con
 	return ferror(f) ? -EIO : 0;
 }
 
+/* "cpu:0.712,mem:0.204": subsystems with at least 1 % of the weight,
+ * largest first. */
+void rv_incident_rank_subsystems(const struct rv_incident *in, char *buf, size_t cap)
+{
+	int order[RV_SUB_COUNT], n = 0;
+	size_t len = 0;
+
+	for (int k = 0; k < RV_SUB_COUNT; k++) {
+		int j = n++;
+
+		for (; j > 0 && in->sub_share[order[j - 1]] < in->sub_share[k]; j--)
+			order[j] = order[j - 1];
+		order[j] = k;
+	}
+	buf[0] = '\0';
+	for (int i = 0; i < n && len < cap; i++) {
+		if (in->sub_share[order[i]] < 0.01)
+			break;
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s:%.3f", i ? "," : "",
+					rv_subsystem_name((enum rv_subsystem)order[i]),
+					in->sub_share[order[i]]);
+	}
+	if (len >= cap)
+		buf[0] = '\0';
+}
+
 const char *rv_incident_severity(double peak)
 {
-	return !(peak > 2.0) ? "minor" : peak <= 5.0 ? "major" : "critical";
+	return !(peak > RV_SEVERITY_MAJOR) ? "minor" : peak <= RV_SEVERITY_CRITICAL ? "major"
+									  : "critical";
 }
 
 /*

@@ -7,6 +7,9 @@
  * follow it (or at rv_incmerge_finish); closed incidents are kept in an
  * array owned by the merger. Incidents shorter than `min_windows` flagged
  * windows are dropped as blips when min_windows > 1 (counted in `dropped`).
+ * With a gate (rv_incmerge_set_gate), an incident whose peak score stays at
+ * or below the gate's peak is also dropped unless it lasts the gate's
+ * number of flagged windows: a short, weak stretch is a blip too.
  * Per incident it accumulates, per channel, the attribution weights of its
  * flagged windows, so the incident's top channels and subsystem are the
  * ones that carried it over its whole length.
@@ -56,6 +59,22 @@ struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size
 void rv_incmerge_free(struct rv_incmerge *m);
 
 /*
+ * Severity of an incident from its peak fused score (a multiple of the
+ * detection threshold): minor up to RV_SEVERITY_MAJOR, major up to
+ * RV_SEVERITY_CRITICAL, critical above.
+ */
+#define RV_SEVERITY_MAJOR 2.0
+#define RV_SEVERITY_CRITICAL 5.0
+
+/*
+ * The reporting gate: an incident counts (peek_open, closed) once it has
+ * min_windows flagged windows and either a peak score above `peak` or at
+ * least `windows` flagged windows; windows 0 drops every incident whose
+ * peak stays at or below `peak`. peak <= 0 removes the gate (the default).
+ */
+void rv_incmerge_set_gate(struct rv_incmerge *m, double peak, size_t windows);
+
+/*
  * Pushes window `win` (strictly increasing; indices skipped count as
  * unflagged windows) at time ts. chan_weight (nchan doubles, borrowed for
  * the call; NULL means no attribution, and is ignored when not flagged) is
@@ -89,7 +108,7 @@ int rv_incmerge_covers(const struct rv_incmerge *m, size_t win);
  * The open incident as it would close now (top channels, subsystem and
  * mean score over its flagged windows so far; id the one it will get):
  * returns 1 and fills *out when an incident is open and has at least
- * min_windows flagged windows, else 0. For the live agent, which reports
+ * min_windows flagged windows (and passes the gate, if set), else 0. For the live agent, which reports
  * an incident while it lasts.
  */
 int rv_incmerge_peek_open(const struct rv_incmerge *m, struct rv_incident *out);
@@ -107,7 +126,8 @@ size_t rv_incmerge_count(const struct rv_incmerge *m);
 size_t rv_incmerge_max_gap(const struct rv_incmerge *m);
 size_t rv_incmerge_min_windows(const struct rv_incmerge *m);
 const struct rv_incident *rv_incmerge_get(const struct rv_incmerge *m, size_t i);
-/* Incidents dropped for having fewer than min_windows flagged windows. */
+/* Incidents dropped as blips (fewer than min_windows flagged windows, or
+ * stopped by the gate). */
 size_t rv_incmerge_dropped(const struct rv_incmerge *m);
 
 /*
@@ -130,6 +150,9 @@ int rv_incident_write_json(FILE *f, const struct rv_incmerge *m, const char *con
 /* "minor" (peak fused score <= 2 or unknown), "major" (<= 5) or
  * "critical": how far past the detectors' thresholds an incident went. */
 const char *rv_incident_severity(double peak);
+/* "cpu:0.712,mem:0.204": the subsystems with at least 1 % of the weight,
+ * largest first; "" when it does not fit in cap bytes. */
+void rv_incident_rank_subsystems(const struct rv_incident *in, char *buf, size_t cap);
 
 /*
  * Writes a fixed-width summary table to f: a header line, then one line per

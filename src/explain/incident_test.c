@@ -96,6 +96,69 @@ static void test_min_windows(void **state)
 	rv_incmerge_free(m);
 }
 
+/* Pushes scores[i] (0 = unflagged) as windows 0.., gated at peak 2 /
+ * `windows` flagged windows; closes everything. */
+static struct rv_incmerge *merge_gated(const double *scores, size_t n, size_t windows,
+				       int *open_seen_at)
+{
+	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 0, 2);
+	struct rv_incident open;
+
+	assert_non_null(m);
+	rv_incmerge_set_gate(m, 2.0, windows);
+	*open_seen_at = -1;
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(rv_incmerge_push(m, i, (double)i, scores[i] > 0, scores[i], 1u, NULL),
+				 0);
+		if (*open_seen_at < 0 && rv_incmerge_peek_open(m, &open))
+			*open_seen_at = (int)i;
+	}
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	return m;
+}
+
+/* The gate: weak incidents are blips unless sustained; strong ones are
+ * reported as soon as they pass the gate's peak. */
+static void test_gate(void **state)
+{
+	(void)state;
+	/* weak [0..2] dropped; strong [4..6] reported at window 5, its second
+	 * window, though its peak came first; weak [8..12] sustained, at 12 */
+	static const double s[] = { 1.1, 1.9, 1.5, 0, 3.0, 1.2, 1.1, 0, 1.2, 1.3, 1.2, 1.1, 1.4, 0 };
+	const size_t n = sizeof(s) / sizeof(s[0]);
+	int seen;
+	struct rv_incmerge *m = merge_gated(s, n, 5, &seen);
+
+	assert_int_equal(rv_incmerge_count(m), 2);
+	assert_int_equal(rv_incmerge_dropped(m), 1);
+	assert_int_equal(rv_incmerge_get(m, 0)->first_win, 4);
+	assert_near(rv_incmerge_get(m, 0)->peak_score, 3.0, EPS);
+	assert_int_equal(rv_incmerge_get(m, 1)->first_win, 8);
+	assert_int_equal(rv_incmerge_get(m, 1)->flagged, 5);
+	assert_int_equal(seen, 5);
+	rv_incmerge_free(m);
+
+	/* windows 0: only strong ones; a peak of exactly 2 is not above it */
+	m = merge_gated(s, n, 0, &seen);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	assert_int_equal(rv_incmerge_dropped(m), 2);
+	rv_incmerge_free(m);
+	static const double edge[] = { 2.0, 2.0, 0 };
+	m = merge_gated(edge, 3, 0, &seen);
+	assert_int_equal(rv_incmerge_count(m), 0);
+	assert_int_equal(seen, -1);
+	rv_incmerge_free(m);
+
+	/* no gate (peak 0): every incident of min_windows counts */
+	m = rv_incmerge_new(0, NULL, 0, 2);
+	rv_incmerge_set_gate(m, 0.0, 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(rv_incmerge_push(m, i, (double)i, s[i] > 0, s[i], 1u, NULL), 0);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 3);
+	rv_incmerge_free(m);
+}
+
 static void test_order_and_skipped_windows(void **state)
 {
 	(void)state;
@@ -448,6 +511,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_min_windows),
+		cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_order_and_skipped_windows),
 		cmocka_unit_test(test_close_timing),
 		cmocka_unit_test(test_scores_detectors_finish),
