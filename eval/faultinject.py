@@ -69,7 +69,8 @@ FAULTS = {
     "bandwidth-throttle": ("net", "bandwidth throttled to 16 Mbit/s (tbf)",
                            ["tbf", "16mbit"]),
 }
-SHORT = ["cpu-contention", "packet-loss", "disk-write-storm"]
+# packet loss last: its TCP after-effects (delayed ACKs) can outlast the short gaps
+SHORT = ["cpu-contention", "disk-write-storm", "packet-loss"]
 
 TARGETS = {"detected": 0.90, "ttd_median_s": 5.0, "top1": 0.80, "false_per_h": 1.0}
 
