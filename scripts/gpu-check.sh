@@ -6,7 +6,7 @@
 #                  then under load), GPU columns and the timestamp only
 #   summary.txt    channels per source, unavailable sources, record's
 #                  summary line (bytes per value, CPU), nvidia-smi -q head
-# About 90 s of device time. Needs python3 with torch for the load.
+# About 90 s on the GPU host. Needs python3 with torch for the load.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/gpu-out}
