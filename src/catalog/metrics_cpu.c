@@ -34,5 +34,9 @@ const struct rv_metric rv_metrics_cpu[] = {
 	{ "cpu.psi_full_avg10_pct", "%", RV_KIND_GAUGE, "time all non-idle tasks waited for a CPU, 10 s average" },
 	{ "cpu.psi_full_avg60_pct", "%", RV_KIND_GAUGE, "time all non-idle tasks waited for a CPU, 60 s average" },
 	{ "cpu.psi_full_stall_pct", "%", RV_KIND_COUNTER, "time all non-idle tasks waited for a CPU (total= us)" },
+	/* cgroups with a CPU quota, summed over them (sys_cgroup.c) */
+	{ "cpu.cgroup_throttled_periods", "1/s", RV_KIND_EVENT, "periods in which a cgroup used up its CPU quota and was throttled (nr_throttled)" },
+	{ "cpu.cgroup_throttled_time_ms", "ms/s", RV_KIND_COUNTER, "time cgroups were held back by their CPU quota; 1000 ms/s is one CPU's worth" },
+	{ "cpu.cgroups_with_quota", "cgroups", RV_KIND_GAUGE, "cgroups with a CPU quota (cpu.max, cpu.cfs_quota_us)" },
 	{ NULL, NULL, RV_KIND_GAUGE, NULL },
 };

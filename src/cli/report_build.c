@@ -2,15 +2,17 @@
  * report_build.c - the incidents of `reveal report` and their
  * explanations: from the agent's store (the evidence and series it stored)
  * or from an incidents file with its data (evidence and series worked out
- * here with explain/details.c, as the agent does). See report_cmd.c.
+ * here with explain/details.c, as the agent does), with the phase and
+ * the incident each follows; report_links.c links the phases. See
+ * report_cmd.c.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/err.h"
 #include "cli/report_int.h"
@@ -221,6 +223,8 @@ static void fill_head(struct pool *pl, struct rv_report_incident *r, const struc
 	r->mean_score = in->mean;
 	r->severity = rv_incident_severity(in->peak);
 	r->note = "";
+	r->phase = in->phase;
+	r->follows = in->follows;
 	if (det) {
 		if (in->ndet_names) {
 			for (size_t i = 0; i < in->ndet_names && i < 8; i++)
@@ -334,6 +338,8 @@ static void store_in(const struct rv_store_incident *s, struct inc_in *in)
 	in->peak = s->peak_score;
 	in->mean = s->mean_score;
 	in->detectors = s->detectors;
+	in->phase = s->phase ? s->phase : 1;
+	in->follows = s->follows;
 	parse_subsystems(s->subsystems, in);
 	if (in->nsub == 0 && s->subsystem[0]) {
 		in->sub[0].name = rv_subsystem_name((enum rv_subsystem)sub_index(s->subsystem));
@@ -347,6 +353,14 @@ static void store_in(const struct rv_store_incident *s, struct inc_in *in)
 		in->top_value[i] = s->sig[i].value;
 		in->ntop++;
 	}
+}
+
+/* The row of in for report_link. */
+static struct report_row row_of(const struct inc_in *in)
+{
+	return (struct report_row){ .id = in->id, .follows = in->follows,
+				    .subsystem = in->nsub ? in->sub[0].name : "",
+				    .start_ts = in->start_ts };
 }
 
 static int explain_stored(struct pool *pl, struct rv_store *st, const struct rv_kb *kb,
@@ -415,40 +429,43 @@ int report_from_store(struct pool *pl, const struct report_args *a, const struct
 	struct store_list l = { 0 };
 	struct rv_store *st = NULL;
 	struct rv_report_incident *r;
+	struct report_row *rows = NULL;
 	struct rv_err err;
-	struct stat sb;
 	int rc;
 
-	if (stat(a->store, &sb) != 0) {
-		fprintf(stderr, "reveal report: store %s: %s\n", a->store, strerror(errno));
-		return -ENOENT;
-	}
+	/* read-only: an operator who may only read the store gets the report,
+	 * and an older store is upgraded in memory, not in the file */
 	rv_err_clear(&err);
-	rc = rv_store_open(a->store, &st, &err);
-	if (rc == 0)
-		rc = rv_store_list_incidents(st, a->since, 0, keep_incident, &l, &err);
+	rc = rv_store_open_ro(a->store, &st, &err);
+	if (rc == 0)  /* all of them: `passes` applies --since */
+		rc = rv_store_list_incidents(st, -INFINITY, 0, keep_incident, &l, &err);
 	if (rc < 0) {
 		fprintf(stderr, "reveal report: %s\n", l.oom ? "out of memory" : rv_err_text(&err, rc));
 		goto out;
 	}
 	qsort(l.inc, l.n, sizeof(*l.inc), by_start);
 	r = pool_zalloc(pl, l.n, sizeof(*r));
-	if (!r) {
+	rows = malloc((l.n ? l.n : 1) * sizeof(*rows));
+	if (!r || !rows) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < l.n && rc == 0; i++) {
 		struct inc_in in;
 		store_in(&l.inc[i], &in);
+		rows[i] = row_of(&in);
 		if (!passes(a, &in))
 			continue;
 		rc = explain_stored(pl, st, kb, &in, &r[rep->nincidents]);
 		if (rc == 0)
 			rep->nincidents++;
 	}
+	if (rc == 0)
+		rc = report_link(pl, rows, l.n, r, rep->nincidents);
 	rep->incidents = r;
 	rep->source = pool_printf(pl, "store %s", a->store);
 out:
+	free(rows);
 	free(l.inc);
 	rv_store_close(st);
 	return rc;
@@ -499,6 +516,32 @@ static int read_data(const char *path, struct rv_table **t)
 	if (rc)
 		fprintf(stderr, "reveal report: %s\n", rv_err_text(&err, rc));
 	return rc;
+}
+
+/* "phase" and "follows" of incident object o into in; a file of an older
+ * reveal has neither (phase 1, following none). */
+static int json_phase(const struct rv_json *o, const char *file, struct inc_in *in)
+{
+	const struct rv_json *ph = rv_json_get(o, "phase"), *fo = rv_json_get(o, "follows");
+	int64_t v = 1;
+
+	in->phase = 1;
+	in->follows = 0;
+	if (ph && (rv_json_i64(ph, &v) != 0 || v < 1 || v > UINT_MAX)) {
+		fprintf(stderr, "reveal report: %s:%zu: incident %llu: \"phase\" must be a whole"
+			" number, 1 or more\n", file, rv_json_line(ph), (unsigned long long)in->id);
+		return -EINVAL;
+	}
+	in->phase = (unsigned)v;
+	if (fo && rv_json_type(fo) != RV_JSON_NULL &&
+	    (rv_json_i64(fo, &v) != 0 || v < 1 || (uint64_t)v == in->id)) {
+		fprintf(stderr, "reveal report: %s:%zu: incident %llu: \"follows\" must be null or"
+			" the id of another incident\n", file, rv_json_line(fo),
+			(unsigned long long)in->id);
+		return -EINVAL;
+	}
+	in->follows = fo && rv_json_type(fo) != RV_JSON_NULL ? (uint64_t)v : 0;
+	return 0;
 }
 
 /* One incident object of the JSON into in (names point into the doc). */
@@ -555,7 +598,7 @@ static int json_in(const struct rv_json *o, const char *file, struct inc_in *in)
 		in->sub[in->nsub].share = share_sum[s] / total;
 		in->nsub++;
 	}
-	return 0;
+	return json_phase(o, file, in);
 }
 
 static int explain_offline(struct pool *pl, const struct rv_ev_source *src,
@@ -596,6 +639,39 @@ static int explain_offline(struct pool *pl, const struct rv_ev_source *src,
 	return 0;
 }
 
+/* The incidents of arr that pass a's filters, explained into rep, their
+ * phases linked over all of arr. */
+static int offline_incidents(struct pool *pl, const struct report_args *a,
+			     const struct rv_kb *kb, const struct rv_ev_source *src,
+			     const struct rv_details_opts *o, const struct rv_json *arr,
+			     struct rv_report *rep)
+{
+	size_t n = rv_json_len(arr), nrows = 0;
+	struct rv_report_incident *r = pool_zalloc(pl, n, sizeof(*r));
+	struct report_row *rows = malloc((n ? n : 1) * sizeof(*rows));
+	int rc = 0;
+
+	if (!r || !rows) {
+		free(rows);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n && rc == 0 && rep->nincidents < INCIDENTS_MAX; i++) {
+		struct inc_in in;
+		rc = json_in(rv_json_at(arr, i), a->incidents, &in);
+		if (rc == 0)
+			rows[nrows++] = row_of(&in);
+		if (rc == 0 && passes(a, &in)) {
+			rc = explain_offline(pl, src, kb, o, &in, &r[rep->nincidents]);
+			if (rc == 0)
+				rep->nincidents++;
+		}
+	}
+	if (rc == 0)
+		rc = report_link(pl, rows, nrows, r, rep->nincidents);
+	rep->incidents = r;
+	free(rows);
+	return rc;
+}
 
 void offline_free(struct offline_data *od)
 {
@@ -612,7 +688,6 @@ int report_from_offline(struct pool *pl, const struct report_args *a, const stru
 	struct rv_json_doc *doc = NULL;
 	struct rv_table *t = NULL;
 	const struct rv_json *root, *arr;
-	struct rv_report_incident *r = NULL;
 	struct rv_ev_source src = { 0 };
 	double *rowts = NULL;
 	char *text = NULL;
@@ -663,22 +738,7 @@ int report_from_offline(struct pool *pl, const struct report_args *a, const stru
 		o.pre_s = 60 * step;
 		o.post_s = 15 * step;
 	}
-	r = pool_zalloc(pl, rv_json_len(arr), sizeof(*r));
-	if (!r) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < rv_json_len(arr) && rc == 0 && rep->nincidents < INCIDENTS_MAX;
-	     i++) {
-		struct inc_in in;
-		rc = json_in(rv_json_at(arr, i), a->incidents, &in);
-		if (rc == 0 && passes(a, &in)) {
-			rc = explain_offline(pl, &src, kb, &o, &in, &r[rep->nincidents]);
-			if (rc == 0)
-				rep->nincidents++;
-		}
-	}
-	rep->incidents = r;
+	rc = offline_incidents(pl, a, kb, &src, &o, arr, rep);
 	rep->source = pool_printf(pl, "incidents %s with data %s", a->incidents, a->data);
 out:
 	od->text = text;

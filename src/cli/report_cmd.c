@@ -6,8 +6,8 @@
  * This file gathers: incidents (store rows or the incidents JSON), their
  * evidence (stored by the agent, or worked out here from the data with
  * explain/details.c, the code the agent runs), the knowledge base's likely
- * causes (matched now, with the rules given), plot series and the chain;
- * explain/report.c renders. Everything allocated for the report goes into
+ * causes (matched now, with the rules given), plot series, the chain and
+ * the phases of a cascade (report_links.c); explain/report.c renders. Everything allocated for the report goes into
  * one pool freed at the end.
  */
 #include <errno.h>
@@ -39,12 +39,16 @@ static const char report_help[] =
 	"the detectors that fired, the subsystems ranked, the key signals (baseline,\n"
 	"value in the incident, change), the likely causes from the knowledge base with\n"
 	"their evidence, the commands to check them and the fix (or, plainly, that no\n"
-	"rule matched), the cross-layer chain when several subsystems moved, and (HTML)\n"
-	"a plot per top signal against its baseline band.\n"
+	"rule matched), the cross-layer chain when several subsystems moved, the phases\n"
+	"of a cascade (the incident it follows, those that follow it; named even when a\n"
+	"filter leaves them out), and (HTML) a plot per top signal against its baseline\n"
+	"band.\n"
 	"\n"
 	"Input (one of):\n"
 	"  --store DB            the agent's SQLite store (store.path); the evidence and\n"
-	"                        plots are those the agent stored with each incident\n"
+	"                        plots are those the agent stored with each incident.\n"
+	"                        Read only: reading DB is enough, the file is never\n"
+	"                        written (an older store is upgraded in memory)\n"
 	"  --incidents FILE      the JSON of `reveal detect --incidents FILE`, with\n"
 	"  --data FILE           the TEST data that run scored (CSV, CSV.gz or .rvl):\n"
 	"                        evidence and plots are worked out from it\n"

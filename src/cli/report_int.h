@@ -1,7 +1,8 @@
 /*
- * report_int.h - what the two files of `reveal report` share (internal to
+ * report_int.h - what the files of `reveal report` share (internal to
  * cli/): report_cmd.c parses the options, loads the rules and writes;
- * report_build.c gathers the incidents and explains each.
+ * report_build.c gathers the incidents and explains each; report_links.c
+ * links the phases of a cascade.
  */
 #ifndef RV_CLI_REPORT_INT_H
 #define RV_CLI_REPORT_INT_H
@@ -69,6 +70,16 @@ struct inc_in {
 	const char *top[RV_STORE_SIG_MAX];
 	double top_share[RV_STORE_SIG_MAX];
 	double top_base[RV_STORE_SIG_MAX], top_value[RV_STORE_SIG_MAX];
+	unsigned phase;               /* 1, or 2, 3, ... for a follow-on phase */
+	uint64_t follows;             /* the incident it follows, 0: none */
+};
+
+/* One incident of the report's data (the store, or the incidents file),
+ * whether the filters keep it or not: what the phases of a cascade need. */
+struct report_row {
+	uint64_t id, follows;
+	const char *subsystem;        /* the subsystem the report shows; static text */
+	double start_ts;
 };
 
 /* What the offline report borrows names from until it is written. */
@@ -85,10 +96,24 @@ void offline_free(struct offline_data *od);
 int report_read_file(const char *path, size_t max, char **text, size_t *len);
 
 /* The incidents that pass a's filters, explained, into rep (0 or a
- * negative errno, with the message already on stderr). */
+ * negative errno, with the message already on stderr). The store is opened
+ * read-only (rv_store_open_ro): never written, never created. Every
+ * incident of the store or the file is read (the filters apply after), so
+ * that a report incident can name the phases of its cascade that the
+ * filters leave out. */
 int report_from_store(struct pool *pl, const struct report_args *a, const struct rv_kb *kb,
 		      struct rv_report *rep);
 int report_from_offline(struct pool *pl, const struct report_args *a, const struct rv_kb *kb,
 			struct rv_report *rep, struct offline_data *od);
+
+/*
+ * Links the phases of a cascade (report_links.c): for each of the n report
+ * incidents in r (their phase and follows set), the subsystem of the
+ * incident it follows and whether r holds it, and the incidents of rows
+ * (all nrows of the report's data; reordered) that follow it, in start
+ * order. 0 or -ENOMEM.
+ */
+int report_link(struct pool *pl, struct report_row *rows, size_t nrows,
+		struct rv_report_incident *r, size_t n);
 
 #endif

@@ -397,7 +397,7 @@ static void test_sources_write_their_slice(void **state)
 {
 	static const char *const trees[] = {
 		"", "collect/statonly", "collect/memhost", "collect/nethost",
-		"collect/syshost", "collect/irqhost8",
+		"collect/syshost", "collect/irqhost8", "collect/cgroup-v1", "collect/cgroup-v2",
 	};
 	enum { PAD = 37, GUARD = 8 };
 	int opened = 0;
@@ -457,7 +457,8 @@ static void test_sweep_allocates_nothing(void **state)
 {
 #ifdef RV_COUNT_ALLOCS
 	static const char *const trees[] = { "", "collect/irqhost8", "collect/syshost",
-					      "collect/nethost", "collect/memhost" };
+					      "collect/nethost", "collect/memhost",
+					      "collect/cgroup-v1", "collect/cgroup-v2" };
 
 	(void)state;
 	/* The counter sees this executable's allocations (it must not be a

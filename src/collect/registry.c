@@ -22,6 +22,7 @@ const struct rv_source *const rv_sources[] = {
 	&rv_src_sys_numa,
 	&rv_src_sys_netclass,
 	&rv_src_sys_infiniband,
+	&rv_src_sys_cgroup,
 	&rv_src_perf,
 	&rv_src_nvml,
 	NULL,

@@ -1,31 +1,58 @@
 /*
- * incident.c - merging flagged windows into incidents, and writing them out.
+ * incident.c - merging flagged windows into incidents (incident.h).
  *
- * The merger sees one window at a time and keeps only the open incident's
- * running sums plus one weight per channel, so the live agent and the
- * offline path share it. An incident's top channels and subsystem are
- * decided once, when it closes, from the weights accumulated over all its
- * flagged windows: a single loud window should not name the cause of a long
- * incident. Output is JSON for machines and a fixed-width table for people;
- * both go to a FILE* the caller owns.
+ * The merger sees one window at a time and keeps two stretches of flagged
+ * windows: the open incident and a candidate of the windows the open
+ * incident does not explain. Each keeps its running sums and one weight per
+ * channel, so the live agent and the offline path share it.
+ *
+ * The blame of an incident is that of its onset: the per-channel weights
+ * summed from its first window up to its peak (at least ONSET_MIN windows,
+ * the peak looked for in the first ONSET_MAX), frozen after ONSET_MAX
+ * windows. The channels that carry most of that weight are the onset
+ * channels; a later flagged window belongs to the incident while they still
+ * carry at least CONTINUE_LEVEL of their onset weight per window (the
+ * hysteresis: strong enough to open, a quarter of that to go on). Other
+ * flagged windows are the candidate's: when the incident closes while the
+ * candidate is still going, the candidate goes on as the incident's
+ * follow-on phase (a new incident linked to it), so the after-effects of a
+ * fault neither keep it open nor relabel it.
  */
 #include "explain/incident.h"
 
-#include "base/json.h"
-
 #include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum {
 	CLOSED_INITIAL_CAP = 16,  /* first allocation of the closed-incident array */
-	TABLE_TOP_METRICS = 3,    /* metrics named per table row */
-	TABLE_DET_WIDTH = 22,     /* detector column: fits "zscore,pca,iforest,spe" */
-	ISO_TIME_LEN = 32,        /* "YYYY-MM-DDTHH:MM:SSZ" plus slack */
-	PERCENT = 100,
+	ONSET_MIN = 2,            /* windows the onset has at least */
+	ONSET_MAX = 5,            /* the onset's peak is looked for in these windows */
+	ONSET_CHANNELS = RV_INCIDENT_TOP_MAX,
+};
+
+/* A window belongs to the open incident while its onset channels carry at
+ * least this share of their onset weight per window. */
+static const double CONTINUE_LEVEL = 0.25;
+/* The onset channels: the heaviest ones, until they hold this much of the
+ * onset's weight. */
+static const double ONSET_COVER = 0.8;
+
+/* A run of flagged windows: the open incident, or the candidate. */
+struct stretch {
+	int open;
+	struct rv_incident in;      /* summary fields filled by summarise() */
+	double score_sum;
+	double excess;              /* sum of max(0, score - 1) over its windows */
+	double *acc;                /* nchan: weight summed while the onset lasts */
+	double *onset;              /* nchan: acc at the onset's peak */
+	size_t onset_n;             /* windows in that snapshot */
+	int onset_done;             /* onset frozen, onset channels chosen */
+	uint32_t oset[ONSET_CHANNELS];
+	size_t noset;
+	double onset_level;         /* the onset channels' weight per window */
+	enum rv_subsystem onset_sub; /* the subsystem the onset blames */
 };
 
 struct rv_incmerge {
@@ -34,12 +61,13 @@ struct rv_incmerge {
 	size_t max_gap, min_windows;
 	double gate_peak;           /* peak score reported at once; 0 = no gate */
 	size_t gate_windows;        /* flagged windows a weaker one needs; 0 = never */
+	size_t sustained_windows;   /* a sustained one with enough excess; 0 = off */
 	unsigned char *chan_sub;    /* enum rv_subsystem per channel, from its name */
-	double *acc;                /* per-channel weight of the open incident */
 
-	int open;
-	struct rv_incident cur;     /* the open incident, summary fields filled at close */
-	double score_sum;
+	struct stretch cur, cand;
+	uint64_t last_closed_id;    /* id given at the last close, 0: dropped */
+	unsigned last_closed_phase;
+	double last_closed_peak;
 
 	int have_last;
 	size_t last_win;            /* last window pushed, to refuse reordering */
@@ -49,6 +77,19 @@ struct rv_incmerge {
 	size_t dropped;
 	uint64_t next_id;
 };
+
+static int stretch_init(struct stretch *s, size_t n)
+{
+	s->acc = calloc(n, sizeof(*s->acc));
+	s->onset = calloc(n, sizeof(*s->onset));
+	return s->acc && s->onset ? 0 : -ENOMEM;
+}
+
+static void stretch_fini(struct stretch *s)
+{
+	free(s->acc);
+	free(s->onset);
+}
 
 struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap,
 				    size_t min_windows)
@@ -61,8 +102,8 @@ struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size
 	/* one element at least, so nchan == 0 does not look like a failure */
 	size_t alloc = nchan ? nchan : 1;
 	m->chan_sub = calloc(alloc, sizeof(*m->chan_sub));
-	m->acc = calloc(alloc, sizeof(*m->acc));
-	if (!m->chan_sub || !m->acc) {
+	if (!m->chan_sub || stretch_init(&m->cur, alloc) != 0 ||
+	    stretch_init(&m->cand, alloc) != 0) {
 		rv_incmerge_free(m);
 		return NULL;
 	}
@@ -81,61 +122,97 @@ void rv_incmerge_free(struct rv_incmerge *m)
 	if (!m)
 		return;
 	free(m->chan_sub);
-	free(m->acc);
+	stretch_fini(&m->cur);
+	stretch_fini(&m->cand);
 	free(m->closed);
 	free(m);
 }
 
-static void open_incident(struct rv_incmerge *m, size_t win, double ts)
+static void stretch_open(const struct rv_incmerge *m, struct stretch *s, size_t win, double ts)
 {
-	memset(&m->cur, 0, sizeof(m->cur));
-	memset(m->acc, 0, m->nchan * sizeof(*m->acc));
-	m->cur.first_win = win;
-	m->cur.start_ts = ts;
-	m->score_sum = 0;
-	m->open = 1;
+	double *acc = s->acc, *onset = s->onset;
+
+	memset(s, 0, sizeof(*s));
+	s->acc = acc;
+	s->onset = onset;
+	memset(acc, 0, m->nchan * sizeof(*acc));
+	memset(onset, 0, m->nchan * sizeof(*onset));
+	s->in.first_win = win;
+	s->in.start_ts = ts;
+	s->in.phase = 1;
+	s->open = 1;
 }
 
-static void add_window(struct rv_incmerge *m, size_t win, double ts, double score,
-		       unsigned detectors, const double *chan_weight)
+/* Up to n channels by weight w, heaviest first; equal weights keep index
+ * order. Returns how many have a positive weight. */
+static size_t heaviest(const double *w, size_t nchan, uint32_t *top, size_t n)
 {
-	struct rv_incident *in = &m->cur;
-	if (in->flagged == 0 || score > in->peak_score)
+	size_t k = 0;
+
+	for (size_t c = 0; c < nchan; c++) {
+		if (!(w[c] > 0))
+			continue;
+		size_t pos = k;
+		while (pos > 0 && w[c] > w[top[pos - 1]])
+			pos--;
+		if (pos >= n)
+			continue;
+		if (k < n)
+			k++;
+		memmove(&top[pos + 1], &top[pos], (k - 1 - pos) * sizeof(top[0]));
+		top[pos] = (uint32_t)c;
+	}
+	return k;
+}
+
+static enum rv_subsystem leading_subsystem(const struct rv_incmerge *m, const double *w);
+
+/* Freezes the onset: the channels that hold ONSET_COVER of its weight. */
+static void onset_freeze(const struct rv_incmerge *m, struct stretch *s)
+{
+	uint32_t top[ONSET_CHANNELS];
+	size_t n = heaviest(s->onset, m->nchan, top, ONSET_CHANNELS);
+	double total = 0, sum = 0;
+
+	for (size_t c = 0; c < m->nchan; c++)
+		total += s->onset[c];
+	s->noset = 0;
+	for (size_t i = 0; i < n && sum < ONSET_COVER * total; i++) {
+		s->oset[s->noset++] = top[i];
+		sum += s->onset[top[i]];
+	}
+	s->onset_level = s->onset_n ? sum / (double)s->onset_n : 0;
+	s->onset_sub = leading_subsystem(m, s->onset);
+	s->onset_done = 1;
+}
+
+static void stretch_add(const struct rv_incmerge *m, struct stretch *s, size_t win, double ts,
+			double score, unsigned detectors, const double *chan_weight)
+{
+	struct rv_incident *in = &s->in;
+	int peak = in->flagged == 0 || score > in->peak_score;
+
+	if (peak)
 		in->peak_score = score;
 	in->flagged++;
 	in->last_win = win;
 	in->end_ts = ts;
 	in->detectors |= detectors;
-	m->score_sum += score;
-	if (!chan_weight)
+	s->score_sum += score;
+	if (score > 1)
+		s->excess += score - 1;
+	if (s->onset_done)
 		return;
 	/* attribution is a magnitude: a negative or broken value carries nothing */
-	for (size_t c = 0; c < m->nchan; c++) {
+	for (size_t c = 0; chan_weight && c < m->nchan; c++)
 		if (isfinite(chan_weight[c]) && chan_weight[c] > 0)
-			m->acc[c] += chan_weight[c];
+			s->acc[c] += chan_weight[c];
+	if (in->flagged <= ONSET_MIN || peak) {
+		memcpy(s->onset, s->acc, m->nchan * sizeof(*s->onset));
+		s->onset_n = in->flagged;
 	}
-}
-
-/* Up to RV_INCIDENT_TOP_MAX channels by weight; equal weights keep index order. */
-static void pick_top(const struct rv_incmerge *m, struct rv_incident *in, double total)
-{
-	size_t n = 0;
-	for (size_t c = 0; c < m->nchan; c++) {
-		if (!(m->acc[c] > 0))
-			continue;
-		size_t pos = n;
-		while (pos > 0 && m->acc[c] > m->acc[in->top[pos - 1]])
-			pos--;
-		if (pos >= RV_INCIDENT_TOP_MAX)
-			continue;
-		if (n < RV_INCIDENT_TOP_MAX)
-			n++;
-		memmove(&in->top[pos + 1], &in->top[pos], (n - 1 - pos) * sizeof(in->top[0]));
-		in->top[pos] = (uint32_t)c;
-	}
-	in->ntop = n;
-	for (size_t i = 0; i < n; i++)
-		in->top_weight[i] = m->acc[in->top[i]] / total;
+	if (in->flagged >= ONSET_MAX)
+		onset_freeze(m, s);
 }
 
 /*
@@ -147,12 +224,12 @@ static void pick_top(const struct rv_incmerge *m, struct rv_incident *in, double
  */
 enum { SUB_LEADERS = 3 };
 
-static void subsystem_weights(const struct rv_incmerge *m, double *sub_sum)
+static void subsystem_weights(const struct rv_incmerge *m, const double *acc, double *sub_sum)
 {
 	double best[RV_SUB_COUNT][SUB_LEADERS] = { { 0 } };
 
 	for (size_t c = 0; c < m->nchan; c++) {
-		double *b = best[m->chan_sub[c]], w = m->acc[c];
+		double *b = best[m->chan_sub[c]], w = isfinite(acc[c]) ? acc[c] : 0;
 
 		for (int k = 0; k < SUB_LEADERS; k++)
 			if (w > b[k]) {
@@ -169,36 +246,85 @@ static void subsystem_weights(const struct rv_incmerge *m, double *sub_sum)
 	}
 }
 
-static void summarise(const struct rv_incmerge *m, struct rv_incident *in)
+/* The subsystem whose leaders carry the most of weights w. */
+static enum rv_subsystem leading_subsystem(const struct rv_incmerge *m, const double *w)
 {
-	double sub_sum[RV_SUB_COUNT] = { 0 };
-	double total = 0, sub_total = 0;
+	double sub_sum[RV_SUB_COUNT], best = 0;
+	enum rv_subsystem lead = RV_SUB_OTHER;
 
-	for (size_t c = 0; c < m->nchan; c++)
-		total += m->acc[c];
-	subsystem_weights(m, sub_sum);
+	subsystem_weights(m, w, sub_sum);
 	for (int k = 0; k < RV_SUB_COUNT; k++)
-		sub_total += sub_sum[k];
-	in->mean_score = m->score_sum / (double)in->flagged;
-	for (int k = 0; k < RV_SUB_COUNT; k++)
-		in->sub_share[k] = sub_total > 0 ? sub_sum[k] / sub_total : 0.0;
-	in->subsystem = RV_SUB_OTHER;
-	double best = 0;
-	for (int s = 0; s < RV_SUB_COUNT; s++) {
-		if (sub_sum[s] > best) {
-			best = sub_sum[s];
-			in->subsystem = (enum rv_subsystem)s;
+		if (sub_sum[k] > best) {
+			best = sub_sum[k];
+			lead = (enum rv_subsystem)k;
 		}
-	}
-	in->ntop = 0;
-	if (total > 0)
-		pick_top(m, in, total);
+	return lead;
 }
 
-/* Grows before anything changes, so -ENOMEM leaves the merger as it was. */
+/*
+ * Whether a flagged window continues the open incident: always during the
+ * onset; after it while the onset channels carry CONTINUE_LEVEL of their
+ * onset weight, or while the window is led by the incident's subsystem (a
+ * CPU hog's start-up interrupts fade, its user time stays). A window
+ * without attribution cannot be judged and continues it.
+ */
+static int belongs(const struct rv_incmerge *m, const struct stretch *s, const double *w)
+{
+	double sum = 0, total = 0;
+
+	if (!s->onset_done || !w || !(s->onset_level > 0))
+		return 1;
+	for (size_t c = 0; c < m->nchan; c++)
+		if (isfinite(w[c]) && w[c] > 0)
+			total += w[c];
+	if (!(total > 0))
+		return 1;
+	for (size_t i = 0; i < s->noset; i++) {
+		double v = w[s->oset[i]];
+
+		if (isfinite(v) && v > 0)
+			sum += v;
+	}
+	return sum >= CONTINUE_LEVEL * s->onset_level ||
+	       leading_subsystem(m, w) == s->onset_sub;
+}
+
+/* Subsystem, shares and top channels from the onset's weights. */
+static void summarise(const struct rv_incmerge *m, const struct stretch *s,
+		      struct rv_incident *in)
+{
+	double sub_sum[RV_SUB_COUNT] = { 0 };
+	double total = 0, sub_total = 0, best = 0;
+
+	for (size_t c = 0; c < m->nchan; c++)
+		total += s->onset[c];
+	subsystem_weights(m, s->onset, sub_sum);
+	for (int k = 0; k < RV_SUB_COUNT; k++)
+		sub_total += sub_sum[k];
+	in->mean_score = s->score_sum / (double)in->flagged;
+	in->subsystem = RV_SUB_OTHER;
+	for (int k = 0; k < RV_SUB_COUNT; k++) {
+		in->sub_share[k] = sub_total > 0 ? sub_sum[k] / sub_total : 0.0;
+		if (sub_sum[k] > best) {
+			best = sub_sum[k];
+			in->subsystem = (enum rv_subsystem)k;
+		}
+	}
+	in->ntop = total > 0 ? heaviest(s->onset, m->nchan, in->top, RV_INCIDENT_TOP_MAX) : 0;
+	for (size_t i = 0; i < in->ntop; i++)
+		in->top_weight[i] = s->onset[in->top[i]] / total;
+}
+
+/*
+ * Room for the incidents one push or finish may close (the open one, the
+ * candidate promoted after it, then that one too), taken before anything
+ * changes, so -ENOMEM leaves the merger as it was.
+ */
+enum { CLOSES_PER_PUSH = 3 };
+
 static int reserve_closed(struct rv_incmerge *m)
 {
-	if (m->nclosed < m->cap)
+	if (m->cap - m->nclosed >= CLOSES_PER_PUSH)
 		return 0;
 	size_t cap = m->cap ? m->cap * 2 : CLOSED_INITIAL_CAP;
 	if (cap < m->cap || cap > SIZE_MAX / sizeof(*m->closed))
@@ -219,43 +345,100 @@ void rv_incmerge_set_gate(struct rv_incmerge *m, double peak, size_t windows)
 	m->gate_windows = windows;
 }
 
-/* Long enough, and strong enough or sustained enough, to be reported. */
-static int qualifies(const struct rv_incmerge *m, const struct rv_incident *in)
+void rv_incmerge_set_sustained(struct rv_incmerge *m, size_t windows)
 {
+	if (m)
+		m->sustained_windows = windows;
+}
+
+/* Long enough, and strong enough or sustained enough, to be reported. */
+static int qualifies(const struct rv_incmerge *m, const struct stretch *s)
+{
+	const struct rv_incident *in = &s->in;
+
 	if (in->flagged == 0 || in->flagged < m->min_windows)
 		return 0;
 	if (m->gate_peak <= 0 || in->peak_score > m->gate_peak)
 		return 1;
+	if (m->sustained_windows > 0 && in->flagged >= m->sustained_windows &&
+	    s->excess >= m->gate_peak - 1)
+		return 1;
 	return m->gate_windows > 0 && in->flagged >= m->gate_windows;
 }
 
-static int close_open(struct rv_incmerge *m)
+/* Keeps s as a closed incident with the next id when it qualifies, else
+ * counts it as a dropped blip; s is closed either way. */
+static int close_stretch(struct rv_incmerge *m, struct stretch *s)
 {
-	if (!m->open)
+	if (!s->open)
 		return 0;
-	if (!qualifies(m, &m->cur)) {
+	m->last_closed_id = 0;
+	if (!qualifies(m, s)) {
 		m->dropped++;
-		m->open = 0;
+		s->open = 0;
 		return 0;
 	}
-	int rc = reserve_closed(m);
-	if (rc < 0)
-		return rc;
 	struct rv_incident *in = &m->closed[m->nclosed];
-	*in = m->cur;
-	summarise(m, in);
+	*in = s->in;
+	summarise(m, s, in);
 	in->id = m->next_id++;
+	m->last_closed_id = in->id;
+	m->last_closed_phase = in->phase;
+	m->last_closed_peak = in->peak_score;
 	m->nclosed++;
-	m->open = 0;
+	s->open = 0;
+	return 0;
+}
+
+/* A candidate that stopped more than max_gap windows before win: an
+ * episode of its own beside the open incident, kept or dropped as any. */
+static int retire_stale_candidate(struct rv_incmerge *m, size_t win)
+{
+	if (!m->cand.open || win - m->cand.in.last_win - 1 <= m->max_gap)
+		return 0;
+	uint64_t id = m->last_closed_id;
+	unsigned phase = m->last_closed_phase;
+	double peak = m->last_closed_peak;
+	int rc = close_stretch(m, &m->cand);
+
+	m->last_closed_id = id;
+	m->last_closed_phase = phase;
+	m->last_closed_peak = peak;
+	return rc;
+}
+
+/*
+ * After the open incident closed: a candidate still going becomes the open
+ * incident, the follow-on phase of the one that closed (when that one was
+ * kept, not dropped as a blip).
+ */
+static int promote_candidate(struct rv_incmerge *m, size_t win)
+{
+	struct stretch t;
+	int rc = retire_stale_candidate(m, win);
+
+	if (rc < 0 || !m->cand.open)
+		return rc;
+	t = m->cur;
+	m->cur = m->cand;
+	m->cand = t;
+	m->cand.open = 0;
+	/* an after-effect is not stronger than its cause: a candidate that
+	 * peaked higher than the incident it outlived is an incident of its
+	 * own (a new fault that began while a weak incident lasted) */
+	if (m->last_closed_id && m->cur.in.peak_score <= m->last_closed_peak) {
+		m->cur.in.follows = m->last_closed_id;
+		m->cur.in.phase = m->last_closed_phase + 1;
+	}
 	return 0;
 }
 
 int rv_incmerge_peek_open(const struct rv_incmerge *m, struct rv_incident *out)
 {
-	if (!m || !m->open || !qualifies(m, &m->cur))
+	if (!m || !m->cur.open || !qualifies(m, &m->cur))
 		return 0;
-	*out = m->cur;
-	summarise(m, out);
+	*out = m->cur.in;
+	summarise(m, &m->cur, out);
 	out->id = m->next_id;
 	return 1;
 }
@@ -272,24 +455,58 @@ void rv_incmerge_set_next_id(struct rv_incmerge *m, uint64_t id)
 		m->next_id = id;
 }
 
+/* A flagged window the open incident does not explain. */
+static int add_candidate(struct rv_incmerge *m, size_t win, double ts, double score,
+			 unsigned detectors, const double *w)
+{
+	int rc = retire_stale_candidate(m, win);
+
+	if (rc < 0)
+		return rc;
+	if (!m->cand.open)
+		stretch_open(m, &m->cand, win, ts);
+	stretch_add(m, &m->cand, win, ts, score, detectors, w);
+	return 0;
+}
+
+/*
+ * Closes the open incident once more than max_gap windows passed without
+ * one of its own (this one included when it is not), and lets the
+ * candidate go on in its place; the new open incident is judged the same
+ * way, as it may have stopped too.
+ */
+static int close_stale(struct rv_incmerge *m, size_t win, int flagged, const double *w)
+{
+	while (m->cur.open) {
+		/* windows never pushed count as unflagged, like pushed ones */
+		size_t between = win - m->cur.in.last_win - 1;
+		int own = flagged && belongs(m, &m->cur, w);
+		int rc;
+
+		if (between < m->max_gap || (own && between == m->max_gap))
+			return 0;
+		if ((rc = close_stretch(m, &m->cur)) < 0 || (rc = promote_candidate(m, win)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 int rv_incmerge_push(struct rv_incmerge *m, size_t win, double ts, int flagged, double score,
 		     unsigned detectors, const double *chan_weight)
 {
 	if (!m || (m->have_last && win <= m->last_win))
 		return -EINVAL;
-	if (m->open) {
-		/* windows never pushed count as unflagged, like pushed ones */
-		size_t between = win - m->cur.last_win - 1;
-		if (between > m->max_gap || (!flagged && between >= m->max_gap)) {
-			int rc = close_open(m);
-			if (rc < 0)
-				return rc;
-		}
-	}
-	if (flagged) {
-		if (!m->open)
-			open_incident(m, win, ts);
-		add_window(m, win, ts, score, detectors, chan_weight);
+	int rc = reserve_closed(m);
+
+	if (rc < 0 || (rc = close_stale(m, win, flagged, chan_weight)) < 0)
+		return rc;
+	if (flagged && m->cur.open && !belongs(m, &m->cur, chan_weight)) {
+		if ((rc = add_candidate(m, win, ts, score, detectors, chan_weight)) < 0)
+			return rc;
+	} else if (flagged) {
+		if (!m->cur.open)
+			stretch_open(m, &m->cur, win, ts);
+		stretch_add(m, &m->cur, win, ts, score, detectors, chan_weight);
 	}
 	m->have_last = 1;
 	m->last_win = win;
@@ -300,20 +517,28 @@ int rv_incmerge_finish(struct rv_incmerge *m)
 {
 	if (!m)
 		return -EINVAL;
-	return close_open(m);
+	int rc = reserve_closed(m);
+
+	if (rc >= 0)
+		rc = close_stretch(m, &m->cur);
+	if (rc >= 0 && m->cand.open)
+		rc = promote_candidate(m, m->last_win);
+	if (rc >= 0)
+		rc = close_stretch(m, &m->cur);
+	return rc;
 }
 
 int rv_incmerge_open_state(const struct rv_incmerge *m, size_t *first_win, size_t *last_flagged,
 			   size_t *flagged)
 {
-	if (!m || !m->open)
+	if (!m || !m->cur.open)
 		return 0;
 	if (first_win)
-		*first_win = m->cur.first_win;
+		*first_win = m->cur.in.first_win;
 	if (last_flagged)
-		*last_flagged = m->cur.last_win;
+		*last_flagged = m->cur.in.last_win;
 	if (flagged)
-		*flagged = m->cur.flagged;
+		*flagged = m->cur.in.flagged;
 	return 1;
 }
 
@@ -350,230 +575,12 @@ const struct rv_incident *rv_incmerge_get(const struct rv_incmerge *m, size_t i)
 	return &m->closed[i];
 }
 
+const char *rv_incmerge_chan_name(const struct rv_incmerge *m, uint32_t c)
+{
+	return m && c < m->nchan ? m->names[c] : NULL;
+}
+
 size_t rv_incmerge_dropped(const struct rv_incmerge *m)
 {
 	return m ? m->dropped : 0;
-}
-
-/* ---- output ---- */
-
-static const char *chan_name(const struct rv_incmerge *m, uint32_t c)
-{
-	const char *s = c < m->nchan ? m->names[c] : NULL;
-	return s ? s : "";
-}
-
-/* JSON has no NaN or infinity: such a value is written as null. */
-static void json_number(FILE *f, const char *fmt, double v)
-{
-	if (isfinite(v))
-		fprintf(f, fmt, v);
-	else
-		fputs("null", f);
-}
-
-/* Name of detector bit `bit`, or NULL when it has none (written "bit<n>"). */
-static const char *det_name(unsigned bit, const char *const *det_names, size_t ndet)
-{
-	return det_names && bit < ndet ? det_names[bit] : NULL;
-}
-
-static void json_detectors(FILE *f, unsigned detectors, const char *const *det_names,
-			   size_t ndet)
-{
-	int first = 1;
-	fputc('[', f);
-	for (unsigned b = 0; b < sizeof(detectors) * CHAR_BIT; b++) {
-		if (!(detectors >> b & 1u))
-			continue;
-		if (!first)
-			fputc(',', f);
-		first = 0;
-		const char *name = det_name(b, det_names, ndet);
-		if (name)
-			rv_json_fput_str(f, name);
-		else
-			fprintf(f, "\"bit%u\"", b);
-	}
-	fputc(']', f);
-}
-
-static void json_incident(FILE *f, const struct rv_incmerge *m, const struct rv_incident *in,
-			  const char *const *det_names, size_t ndet)
-{
-	fprintf(f, "{\"id\":%" PRIu64 ",\"start\":", in->id);
-	json_number(f, "%.3f", in->start_ts);
-	fputs(",\"end\":", f);
-	json_number(f, "%.3f", in->end_ts);
-	fputs(",\"duration_s\":", f);
-	json_number(f, "%.3f", in->end_ts - in->start_ts);
-	fprintf(f, ",\"windows\":%zu,\"peak_score\":", in->flagged);
-	json_number(f, "%.17g", in->peak_score);
-	fputs(",\"mean_score\":", f);
-	json_number(f, "%.17g", in->mean_score);
-	fputs(",\"detectors\":", f);
-	json_detectors(f, in->detectors, det_names, ndet);
-	fputs(",\"subsystem\":", f);
-	rv_json_fput_str(f, rv_subsystem_name(in->subsystem));
-	fputs(",\"top_metrics\":[", f);
-	for (size_t i = 0; i < in->ntop; i++) {
-		fputs(i ? ",{\"name\":" : "{\"name\":", f);
-		rv_json_fput_str(f, chan_name(m, in->top[i]));
-		fputs(",\"share\":", f);
-		json_number(f, "%.6f", in->top_weight[i]);
-		fputc('}', f);
-	}
-	fputs("]}", f);
-}
-
-int rv_incident_write_json(FILE *f, const struct rv_incmerge *m, const char *const *det_names,
-			   size_t ndet, size_t window)
-{
-	if (!f || !m)
-		return -EINVAL;
-	if (window)
-		fprintf(f, "{\"window\":%zu,\"incidents\":[", window);
-	else
-		fputs("{\"incidents\":[", f);
-	for (size_t i = 0; i < m->nclosed; i++) {
-		fputs(i ? ",\n" : "\n", f);
-		json_incident(f, m, &m->closed[i], det_names, ndet);
-	}
-	fputs(m->nclosed ? "\n]}\n" : "]}\n", f);
-	return ferror(f) ? -EIO : 0;
-}
-
-/* "cpu:0.712,mem:0.204": subsystems with at least 1 % of the weight,
- * largest first. */
-void rv_incident_rank_subsystems(const struct rv_incident *in, char *buf, size_t cap)
-{
-	int order[RV_SUB_COUNT], n = 0;
-	size_t len = 0;
-
-	for (int k = 0; k < RV_SUB_COUNT; k++) {
-		int j = n++;
-
-		for (; j > 0 && in->sub_share[order[j - 1]] < in->sub_share[k]; j--)
-			order[j] = order[j - 1];
-		order[j] = k;
-	}
-	buf[0] = '\0';
-	for (int i = 0; i < n && len < cap; i++) {
-		if (in->sub_share[order[i]] < 0.01)
-			break;
-		len += (size_t)snprintf(buf + len, cap - len, "%s%s:%.3f", i ? "," : "",
-					rv_subsystem_name((enum rv_subsystem)order[i]),
-					in->sub_share[order[i]]);
-	}
-	if (len >= cap)
-		buf[0] = '\0';
-}
-
-const char *rv_incident_severity(double peak)
-{
-	return !(peak > RV_SEVERITY_MAJOR) ? "minor" : peak <= RV_SEVERITY_CRITICAL ? "major"
-									  : "critical";
-}
-
-/*
- * Civil date from days since 1970-01-01 in the proleptic Gregorian calendar
- * (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms"): shift the
- * epoch to 0000-03-01 so leap days fall at the end of the year, then split
- * into 400-year eras of 146097 days.
- */
-enum {
-	DAYS_0000_03_01_TO_EPOCH = 719468,
-	DAYS_PER_ERA = 146097,
-	YEARS_PER_ERA = 400,
-	SECS_PER_DAY = 86400,
-	SECS_PER_HOUR = 3600,
-	SECS_PER_MIN = 60,
-};
-static const double ISO_MIN_TS = -62135596800.0;  /* 0001-01-01T00:00:00Z */
-static const double ISO_MAX_TS = 253402300799.0;  /* 9999-12-31T23:59:59Z */
-
-static void civil_from_days(int64_t days, int64_t *y, unsigned *mon, unsigned *d)
-{
-	int64_t z = days + DAYS_0000_03_01_TO_EPOCH;
-	int64_t era = (z >= 0 ? z : z - (DAYS_PER_ERA - 1)) / DAYS_PER_ERA;
-	int64_t doe = z - era * DAYS_PER_ERA;                                   /* [0, 146096] */
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;    /* [0, 399] */
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                  /* [0, 365] */
-	int64_t mp = (5 * doy + 2) / 153;                                       /* [0, 11], 0 = March */
-	*d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
-	*mon = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
-	*y = yoe + era * YEARS_PER_ERA + (*mon <= 2);
-}
-
-/* "2023-11-14T22:13:20Z" (seconds truncated towards the past), or the raw
- * number when ts is outside years 1..9999. */
-static void format_iso_utc(double ts, char *buf, size_t len)
-{
-	if (!(ts >= ISO_MIN_TS && ts <= ISO_MAX_TS)) {
-		snprintf(buf, len, "%.3f", ts);
-		return;
-	}
-	int64_t secs = (int64_t)floor(ts);
-	int64_t days = secs / SECS_PER_DAY;
-	int64_t sod = secs % SECS_PER_DAY;
-	if (sod < 0) {
-		sod += SECS_PER_DAY;
-		days--;
-	}
-	int64_t y;
-	unsigned mon, d;
-	civil_from_days(days, &y, &mon, &d);
-	snprintf(buf, len, "%04" PRId64 "-%02u-%02uT%02u:%02u:%02uZ", y, mon, d,
-		 (unsigned)(sod / SECS_PER_HOUR), (unsigned)(sod % SECS_PER_HOUR / SECS_PER_MIN),
-		 (unsigned)(sod % SECS_PER_MIN));
-}
-
-static void table_detectors(FILE *f, unsigned detectors, const char *const *det_names,
-			    size_t ndet)
-{
-	int width = 0;
-	for (unsigned b = 0; b < sizeof(detectors) * CHAR_BIT; b++) {
-		if (!(detectors >> b & 1u))
-			continue;
-		if (width > 0)
-			width += fprintf(f, ",");
-		const char *name = det_name(b, det_names, ndet);
-		int n = name ? fprintf(f, "%s", name) : fprintf(f, "bit%u", b);
-		width += n > 0 ? n : 0;
-	}
-	if (width == 0)
-		width = fprintf(f, "-");
-	fprintf(f, "%*s", width < TABLE_DET_WIDTH ? TABLE_DET_WIDTH - width : 0, "");
-}
-
-static void table_row(FILE *f, const struct rv_incmerge *m, const struct rv_incident *in,
-		      const char *const *det_names, size_t ndet)
-{
-	char start[ISO_TIME_LEN];
-	format_iso_utc(in->start_ts, start, sizeof(start));
-	fprintf(f, "%-4" PRIu64 " %-20s %9.1fs %7zu %10.3f  ", in->id, start,
-		in->end_ts - in->start_ts, in->flagged, in->peak_score);
-	table_detectors(f, in->detectors, det_names, ndet);
-	fprintf(f, "  %-9s ", rv_subsystem_name(in->subsystem));
-	size_t n = in->ntop < TABLE_TOP_METRICS ? in->ntop : TABLE_TOP_METRICS;
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%s (%.0f%%)", i ? ", " : "", chan_name(m, in->top[i]),
-			in->top_weight[i] * PERCENT);
-	fputs(n ? "\n" : "-\n", f);
-}
-
-int rv_incident_write_table(FILE *f, const struct rv_incmerge *m, const char *const *det_names,
-			    size_t ndet)
-{
-	if (!f || !m)
-		return -EINVAL;
-	if (m->nclosed == 0) {
-		fputs("no incidents\n", f);
-		return ferror(f) ? -EIO : 0;
-	}
-	fprintf(f, "%-4s %-20s %10s %7s %10s  %-*s  %-9s %s\n", "id", "start", "duration",
-		"windows", "peak", TABLE_DET_WIDTH, "detectors", "subsystem", "top metrics");
-	for (size_t i = 0; i < m->nclosed; i++)
-		table_row(f, m, &m->closed[i], det_names, ndet);
-	return ferror(f) ? -EIO : 0;
 }

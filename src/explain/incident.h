@@ -1,23 +1,45 @@
 /*
  * incident.h - merging flagged windows into incidents.
  *
- * A streaming merger: windows are pushed in time order; consecutive flagged
- * windows, allowing up to `max_gap` unflagged windows between them, form
- * one incident. An incident closes when more than max_gap unflagged windows
- * follow it (or at rv_incmerge_finish); closed incidents are kept in an
- * array owned by the merger. Incidents shorter than `min_windows` flagged
- * windows are dropped as blips when min_windows > 1 (counted in `dropped`).
- * With a gate (rv_incmerge_set_gate), an incident whose peak score stays at
- * or below the gate's peak is also dropped unless it lasts the gate's
- * number of flagged windows: a short, weak stretch is a blip too.
- * Per incident it accumulates, per channel, the attribution weights of its
- * flagged windows, so the incident's top channels and subsystem are the
- * ones that carried it over its whole length.
+ * A streaming merger: windows are pushed in time order; flagged windows,
+ * allowing up to `max_gap` other windows between them, form one incident.
  *
- * Memory: nchan doubles for the open incident, allocated at _new; the
- * closed-incident array grows geometrically until the caller forgets the
- * closed incidents (rv_incmerge_forget_closed), as the live agent does
- * after handing each to its sinks.
+ * Blame of the onset. An incident's top channels and subsystem are those of
+ * its onset: the attribution weights of its first windows up to its peak
+ * score (at least 2 windows; the peak is looked for in the first 5). They
+ * never change afterwards, however the incident goes on.
+ *
+ * Close on what opened it. After the onset, a flagged window continues the
+ * incident only while the onset channels (the heaviest ones, holding 80 %
+ * of the onset's weight) still carry at least a quarter of their onset
+ * weight per window; a window without attribution continues it. The
+ * incident closes once more than max_gap windows pass without one of its
+ * own (or at rv_incmerge_finish); its end is its last own window.
+ *
+ * Follow-on phases. The flagged windows an open incident does not explain
+ * form a candidate. When the incident closes while the candidate still
+ * goes on, the candidate becomes the open incident: a follow-on phase of
+ * the one that closed (`follows` its id, `phase` one more) when its peak
+ * so far is not above that one's (an after-effect is not stronger than
+ * its cause), else an incident of its own; either way with its own
+ * onset: a cascade cpu -> net reads as two linked incidents, never as one
+ * relabelled incident. A candidate that stops while the incident goes on
+ * is an episode of its own (phase 1), kept or dropped like any.
+ *
+ * Blips. Closed incidents are kept in an array owned by the merger.
+ * Incidents shorter than `min_windows` flagged windows are dropped as blips
+ * when min_windows > 1 (counted in `dropped`). With a gate
+ * (rv_incmerge_set_gate), an incident whose peak score stays at or below
+ * the gate's peak is also dropped unless it lasts the gate's number of
+ * flagged windows, or (rv_incmerge_set_sustained) lasts the sustained
+ * number of windows with a summed excess (score - 1 over its windows) of
+ * at least the gate's peak - 1: a sustained moderate excess counts like a
+ * strong window, a short weak stretch is a blip.
+ *
+ * Memory: 4 * nchan doubles (the open incident and the candidate),
+ * allocated at _new; the closed-incident array grows geometrically until
+ * the caller forgets the closed incidents (rv_incmerge_forget_closed), as
+ * the live agent does after handing each to its sinks.
  */
 #ifndef RV_EXPLAIN_INCIDENT_H
 #define RV_EXPLAIN_INCIDENT_H
@@ -38,11 +60,13 @@ struct rv_incident {
 	size_t flagged;              /* flagged windows inside */
 	double peak_score, mean_score;
 	unsigned detectors;          /* OR of the detector bits that fired inside */
-	enum rv_subsystem subsystem; /* subsystem with the largest accumulated weight */
-	double sub_share[RV_SUB_COUNT]; /* each subsystem's share of the weight, 0..1 */
+	enum rv_subsystem subsystem; /* subsystem with the largest onset weight */
+	double sub_share[RV_SUB_COUNT]; /* each subsystem's share of the onset weight, 0..1 */
 	size_t ntop;
 	uint32_t top[RV_INCIDENT_TOP_MAX];       /* channel indices, most responsible first */
-	double top_weight[RV_INCIDENT_TOP_MAX];  /* their share of the total weight, 0..1 */
+	double top_weight[RV_INCIDENT_TOP_MAX];  /* their share of the onset weight, 0..1 */
+	unsigned phase;              /* 1, or 2, 3, ... for a follow-on phase */
+	uint64_t follows;            /* id of the incident this one follows, 0: none */
 };
 
 struct rv_incmerge;
@@ -73,6 +97,10 @@ void rv_incmerge_free(struct rv_incmerge *m);
  * peak stays at or below `peak`. peak <= 0 removes the gate (the default).
  */
 void rv_incmerge_set_gate(struct rv_incmerge *m, double peak, size_t windows);
+/* With a gate: an incident of at least `windows` flagged windows whose
+ * excess (sum of score - 1) reaches the gate's peak - 1 counts too; 0 (the
+ * default) turns that off. */
+void rv_incmerge_set_sustained(struct rv_incmerge *m, size_t windows);
 
 /*
  * Pushes window `win` (strictly increasing; indices skipped count as
@@ -80,17 +108,16 @@ void rv_incmerge_set_gate(struct rv_incmerge *m, double peak, size_t windows);
  * the call; NULL means no attribution, and is ignored when not flagged) is
  * this window's per-channel attribution; values that are negative, zero or
  * not finite add nothing. Closes the open incident once more than max_gap
- * unflagged windows follow it. Returns 0, -EINVAL (win not after the last
+ * windows not its own follow it. Returns 0, -EINVAL (win not after the last
  * one) or -ENOMEM (growing the closed array); on error the window is not
  * taken and the merger is unchanged, so the push may be retried.
  */
 int rv_incmerge_push(struct rv_incmerge *m, size_t win, double ts, int flagged, double score,
 		     unsigned detectors, const double *chan_weight);
-/* Closes the open incident, if any (0, or -ENOMEM as for push). */
+/* Closes the open incident, if any, and then the candidate going on after
+ * it, as its follow-on (0, or -ENOMEM as for push). */
 int rv_incmerge_finish(struct rv_incmerge *m);
 
-/* Closed incidents kept, oldest first; get returns NULL past the end. The
- * pointer is valid until the next push or finish. */
 /*
  * State of the open incident: returns 1 and fills first_win, the window of
  * its last flagged window and its flagged count when one is open, else 0.
@@ -122,6 +149,8 @@ void rv_incmerge_forget_closed(struct rv_incmerge *m);
  * ignored. */
 void rv_incmerge_set_next_id(struct rv_incmerge *m, uint64_t id);
 
+/* Closed incidents kept, in order of closing; get returns NULL past the
+ * end. The pointer is valid until the next push or finish. */
 size_t rv_incmerge_count(const struct rv_incmerge *m);
 size_t rv_incmerge_max_gap(const struct rv_incmerge *m);
 size_t rv_incmerge_min_windows(const struct rv_incmerge *m);
@@ -129,12 +158,14 @@ const struct rv_incident *rv_incmerge_get(const struct rv_incmerge *m, size_t i)
 /* Incidents dropped as blips (fewer than min_windows flagged windows, or
  * stopped by the gate). */
 size_t rv_incmerge_dropped(const struct rv_incmerge *m);
+/* The name of channel c (borrowed from _new), NULL when out of range. */
+const char *rv_incmerge_chan_name(const struct rv_incmerge *m, uint32_t c);
 
 /*
  * Writes all closed incidents as one JSON document
  * {"window":N,"incidents":[{"id":..,"start":..,"end":..,"duration_s":..,"windows":..,
  *   "peak_score":..,"mean_score":..,"detectors":["zscore",..],
- *   "subsystem":"net","top_metrics":[{"name":..,"share":..},..]},..]}
+ *   "subsystem":"net","phase":1,"follows":null,"top_metrics":[{"name":..,"share":..},..]},..]}
  * with one incident per line. window is the detector window in samples
  * (written when nonzero: `reveal report` reads it to place the baseline).
  * det_names[i] names detector bit i (ndet of them;

@@ -362,6 +362,222 @@ static void test_top_max(void **state)
 	rv_incmerge_free(m);
 }
 
+/* Pushes n windows from win, all flagged with score and weights w. */
+static size_t push_run(struct rv_incmerge *m, size_t win, size_t n, double score,
+		       const double *w)
+{
+	for (size_t i = 0; i < n; i++, win++)
+		assert_int_equal(rv_incmerge_push(m, win, (double)win, 1, score, 1u, w), 0);
+	return win;
+}
+
+/*
+ * A cpu fault whose after-effects are on the network: the incident keeps
+ * the blame of its onset (cpu), ends when the cpu channels are back, and
+ * the network stretch after it is its follow-on phase, linked to it.
+ */
+static void test_onset_blame_and_follow_on(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "cpu.a", "cpu.b", "net.x", "net.y" };
+	struct rv_incmerge *m = rv_incmerge_new(4, names, 2, 2);
+	const double rise[] = { 4, 2, 1, 0 }, peak[] = { 8, 4, 1, 0 }, cpu[] = { 6, 3, 2, 1 };
+	const double net[] = { 0.5, 0, 9, 6 };
+	struct rv_incident open;
+	size_t w;
+
+	assert_non_null(m);
+	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1.5, 1u, rise), 0);
+	assert_int_equal(rv_incmerge_push(m, 1, 1, 1, 3.0, 1u, peak), 0);
+	w = push_run(m, 2, 4, 2.0, cpu);                 /* windows 2..5: cpu goes on */
+	w = push_run(m, w, 10, 1.5, net);                /* windows 6..15: the net after-effect */
+	/* the open incident is now the follow-on: net, phase 2, after incident 1 */
+	assert_int_equal(rv_incmerge_count(m), 1);
+	assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
+	assert_int_equal(open.subsystem, RV_SUB_NET);
+	assert_int_equal(open.phase, 2);
+	assert_int_equal(open.follows, 1);
+	assert_int_equal(open.first_win, 6);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 2);
+
+	/* onset: windows 0..1 (the peak) = {12, 6, 2, 0}: cpu, cpu.a first */
+	const struct rv_incident *in = rv_incmerge_get(m, 0);
+	assert_int_equal(in->id, 1);
+	assert_int_equal(in->phase, 1);
+	assert_int_equal(in->follows, 0);
+	assert_int_equal(in->subsystem, RV_SUB_CPU);
+	assert_int_equal(in->top[0], 0);
+	assert_near(in->top_weight[0], 12.0 / 20.0, EPS);
+	assert_near(in->sub_share[RV_SUB_CPU], 18.0 / 20.0, EPS);
+	/* it ends with its last cpu window, not with the net stretch */
+	assert_int_equal(in->first_win, 0);
+	assert_int_equal(in->last_win, 5);
+	assert_int_equal(in->flagged, 6);
+	assert_near(in->peak_score, 3.0, EPS);
+
+	in = rv_incmerge_get(m, 1);
+	assert_int_equal(in->id, 2);
+	assert_int_equal(in->phase, 2);
+	assert_int_equal(in->follows, 1);
+	assert_int_equal(in->subsystem, RV_SUB_NET);
+	assert_int_equal(in->top[0], 2);
+	assert_int_equal(in->first_win, 6);
+	assert_int_equal(in->last_win, 15);
+	assert_int_equal(in->flagged, 10);
+	/* every flagged window lies in one of them */
+	for (size_t k = 0; k < w; k++)
+		assert_int_equal(rv_incmerge_covers(m, k), 1);
+	rv_incmerge_free(m);
+}
+
+/* The hysteresis: after the onset, a window continues the incident while
+ * its onset channels keep a quarter of their onset weight per window. */
+static void test_close_on_onset_channels(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "mem.a", "mem.b", "storage.c" };
+	struct rv_incmerge *m = rv_incmerge_new(3, names, 1, 1);
+	const double on[] = { 10, 0, 0 }, low[] = { 3, 1, 4 }, gone[] = { 2, 1, 4 };
+	size_t w;
+
+	assert_non_null(m);
+	w = push_run(m, 0, 5, 2.0, on);       /* onset level: 10 per window */
+	w = push_run(m, w, 5, 1.2, low);      /* 3 >= 2.5: still its own */
+	w = push_run(m, w, 2, 1.2, gone);     /* 2 < 2.5: not its own */
+	assert_int_equal(rv_incmerge_count(m), 1);
+	const struct rv_incident *in = rv_incmerge_get(m, 0);
+	assert_int_equal(in->last_win, 9);
+	assert_int_equal(in->flagged, 10);
+	assert_int_equal(in->subsystem, RV_SUB_MEM);
+	/* the two windows after it are its follow-on, kept (min_windows 1) */
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 2);
+	assert_int_equal(rv_incmerge_get(m, 1)->follows, in->id);
+	assert_int_equal(rv_incmerge_get(m, 1)->first_win, 10);
+	assert_int_equal(rv_incmerge_get(m, 1)->subsystem, RV_SUB_STORAGE);
+	(void)w;
+	rv_incmerge_free(m);
+}
+
+/* A CPU hog: its start-up interrupts lead the onset and fade, its user
+ * time stays: windows led by the incident's subsystem continue it. */
+static void test_same_subsystem_continues(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "cpu.irq_res", "cpu.user_pct", "net.x" };
+	struct rv_incmerge *m = rv_incmerge_new(3, names, 2, 2);
+	const double launch[] = { 40, 5, 0 }, steady[] = { 1, 6, 2 }, after[] = { 0.5, 1, 6 };
+	size_t w;
+
+	assert_non_null(m);
+	w = push_run(m, 0, 5, 6.0, launch);   /* onset: irq_res carries 8/9 */
+	w = push_run(m, w, 20, 2.0, steady);  /* irq_res at 1 of 40: cpu still leads */
+	w = push_run(m, w, 6, 1.5, after);    /* net leads: not its own */
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 2);
+	const struct rv_incident *in = rv_incmerge_get(m, 0);
+	assert_int_equal(in->subsystem, RV_SUB_CPU);
+	assert_int_equal(in->last_win, 24);
+	assert_int_equal(in->flagged, 25);
+	assert_int_equal(rv_incmerge_get(m, 1)->follows, in->id);
+	assert_int_equal(rv_incmerge_get(m, 1)->subsystem, RV_SUB_NET);
+	(void)w;
+	rv_incmerge_free(m);
+}
+
+/* A stronger stretch that outlives a weak incident is not its after-effect:
+ * an incident of its own, phase 1. */
+static void test_stronger_is_not_follow_on(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "net.x", "cpu.y" };
+	struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+	const double net[] = { 3, 0 }, cpu[] = { 0, 9 };
+	size_t w;
+
+	assert_non_null(m);
+	w = push_run(m, 0, 6, 1.4, net);
+	w = push_run(m, w, 6, 8.0, cpu);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 2);
+	assert_int_equal(rv_incmerge_get(m, 1)->subsystem, RV_SUB_CPU);
+	assert_int_equal(rv_incmerge_get(m, 1)->phase, 1);
+	assert_int_equal(rv_incmerge_get(m, 1)->follows, 0);
+	(void)w;
+	rv_incmerge_free(m);
+}
+
+/* A short stretch of other windows inside a long incident is a blip of its
+ * own: the incident goes on, its blame unchanged. */
+static void test_foreign_blip_inside(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "cpu.a", "net.b" };
+	struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+	const double cpu[] = { 5, 0 }, net[] = { 0, 5 };
+	size_t w;
+
+	assert_non_null(m);
+	w = push_run(m, 0, 6, 2.0, cpu);
+	w = push_run(m, w, 1, 2.0, net);      /* one other window */
+	w = push_run(m, w, 6, 2.0, cpu);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	assert_int_equal(rv_incmerge_dropped(m), 1);
+	const struct rv_incident *in = rv_incmerge_get(m, 0);
+	assert_int_equal(in->first_win, 0);
+	assert_int_equal(in->last_win, 12);
+	assert_int_equal(in->flagged, 12);
+	assert_int_equal(in->phase, 1);
+	assert_int_equal(in->subsystem, RV_SUB_CPU);
+	(void)w;
+	rv_incmerge_free(m);
+}
+
+/*
+ * The gate with persistence: peak 2 is reported at once, 8 windows of
+ * anything, and 3 windows whose excess over 1 adds up to 1 (a sustained
+ * moderate fault) after 3 windows instead of 8.
+ */
+static void test_sustained_gate(void **state)
+{
+	(void)state;
+	struct rv_incident in;
+	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 2, 2);
+
+	assert_non_null(m);
+	rv_incmerge_set_gate(m, 2.0, 8);
+	rv_incmerge_set_sustained(m, 3);
+	push_run(m, 0, 2, 1.4, NULL);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);   /* 2 windows: too short */
+	push_run(m, 2, 1, 1.4, NULL);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 1);   /* excess 1.2 in 3 windows */
+	rv_incmerge_free(m);
+
+	/* a weak excess (0.1 a window) waits for the 8 windows */
+	m = rv_incmerge_new(0, NULL, 2, 2);
+	assert_non_null(m);
+	rv_incmerge_set_gate(m, 2.0, 8);
+	rv_incmerge_set_sustained(m, 3);
+	push_run(m, 0, 7, 1.1, NULL);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);
+	push_run(m, 7, 1, 1.1, NULL);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 1);
+	rv_incmerge_free(m);
+
+	/* without set_sustained the moderate one waits too; a short one is a blip */
+	m = rv_incmerge_new(0, NULL, 2, 2);
+	assert_non_null(m);
+	rv_incmerge_set_gate(m, 2.0, 8);
+	push_run(m, 0, 4, 1.4, NULL);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 0);
+	assert_int_equal(rv_incmerge_dropped(m), 1);
+	rv_incmerge_free(m);
+}
+
 /* Runs a writer into a temporary file and returns its text in buf. */
 static int json_writer(FILE *f, const struct rv_incmerge *m, const char *const *names, size_t n)
 {
@@ -407,11 +623,12 @@ static void test_json(void **state)
 		"{\"incidents\":[\n"
 		"{\"id\":1,\"start\":1700000000.000,\"end\":1700000001.500,\"duration_s\":1.500,"
 		"\"windows\":2,\"peak_score\":4.5,\"mean_score\":3.5,\"detectors\":[\"zscore\",\"pca\"],"
-		"\"subsystem\":\"net\",\"top_metrics\":[{\"name\":\"net.in\\\"errs\",\"share\":0.800000},"
+		"\"subsystem\":\"net\",\"phase\":1,\"follows\":null,"
+		"\"top_metrics\":[{\"name\":\"net.in\\\"errs\",\"share\":0.800000},"
 		"{\"name\":\"cpu.back\\\\slash\",\"share\":0.200000}]},\n"
 		"{\"id\":2,\"start\":951782400.000,\"end\":951782400.000,\"duration_s\":0.000,"
 		"\"windows\":1,\"peak_score\":3,\"mean_score\":3,\"detectors\":[\"iforest\",\"bit3\"],"
-		"\"subsystem\":\"mem\",\"top_metrics\":[{\"name\":\"mem.ctl\\u0001\\n\",\"share\":1.000000}]}\n"
+		"\"subsystem\":\"mem\",\"phase\":1,\"follows\":null,\"top_metrics\":[{\"name\":\"mem.ctl\\u0001\\n\",\"share\":1.000000}]}\n"
 		"]}\n");
 	rv_incmerge_free(m);
 }
@@ -432,7 +649,7 @@ static void test_json_empty_and_nonfinite(void **state)
 		"{\"incidents\":[\n"
 		"{\"id\":1,\"start\":0.250,\"end\":0.250,\"duration_s\":0.000,\"windows\":1,"
 		"\"peak_score\":null,\"mean_score\":null,\"detectors\":[],\"subsystem\":\"other\","
-		"\"top_metrics\":[]}\n"
+		"\"phase\":1,\"follows\":null,\"top_metrics\":[]}\n"
 		"]}\n");
 	assert_int_equal(rv_incident_write_json(NULL, m, det_names, NDET, 0), -EINVAL);
 	/* with the window, for `reveal report` */
@@ -519,6 +736,12 @@ int main(void)
 		cmocka_unit_test(test_peek_forget_next_id),
 		cmocka_unit_test(test_subsystem_by_sum),
 		cmocka_unit_test(test_top_max),
+		cmocka_unit_test(test_onset_blame_and_follow_on),
+		cmocka_unit_test(test_close_on_onset_channels),
+		cmocka_unit_test(test_same_subsystem_continues),
+		cmocka_unit_test(test_stronger_is_not_follow_on),
+		cmocka_unit_test(test_foreign_blip_inside),
+		cmocka_unit_test(test_sustained_gate),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_empty_and_nonfinite),
 		cmocka_unit_test(test_table),

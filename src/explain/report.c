@@ -285,6 +285,29 @@ void rv_report_signal_cells(const struct rv_report_incident *in,
 	rv_report_offset(s->onset_ts, in->start_ts, c->onset, sizeof(c->onset));
 }
 
+unsigned rv_report_phase(const struct rv_report_incident *in)
+{
+	return in->phase ? in->phase : 1;
+}
+
+int rv_report_linked(const struct rv_report_incident *in)
+{
+	return in->follows != 0 || (in->followers && in->nfollowers > 0);
+}
+
+void rv_report_link_note(const struct rv_report_link *l, char *buf, size_t n)
+{
+	char d[RV_REPORT_CELL] = "";
+	const char *sub = rv_report_str(l->subsystem);
+	const char *when = "";
+
+	if (isfinite(l->offset_s)) {
+		rv_report_duration(fabs(l->offset_s), d, sizeof(d));
+		when = l->offset_s >= 0 ? " after it began" : " before it began";
+	}
+	snprintf(buf, n, "%s%s%s%s", sub, *sub && *d ? ", " : "", d, when);
+}
+
 static int is_cont(unsigned char c)
 {
 	return c >= UTF8_CONT_LO && c <= UTF8_CONT_HI;

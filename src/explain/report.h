@@ -16,15 +16,22 @@
  * causes with their confidence, evidence, checks and fix (or "no rule
  * matched" plainly), the cross-layer chain in time order when signals of
  * several subsystems moved ("net.tcp_retrans_segs up -> cpu.softirq_pct up
- * -> gpu.util_pct down"), and (HTML) a plot per top signal around the
+ * -> gpu.util_pct down"), the phases of a cascade beside it ("Follow-on
+ * phase 2 of incident 12 (cpu)." on a follow-on, "Followed by incident 13
+ * (net, 4.0 s after it began)." on the incident it follows; markdown and
+ * HTML link to the other incident when the report holds it, and name its
+ * id plainly when not), and (HTML) a plot per top signal around the
  * incident against its baseline band.
  *
  * Formats:
  *   RV_REPORT_TEXT      terminal text, at most 100 columns, no colour
  *   RV_REPORT_MARKDOWN  GitHub-flavoured markdown (tables, code spans for
- *                       commands)
+ *                       commands; an incident linked to another phase gets
+ *                       an anchor <a id="incident-N"></a> for the links)
  *   RV_REPORT_JSON      one JSON document {"report": {...}, "incidents":
- *                       [...]}, every field of the structs below;
+ *                       [...]}, every field of the structs below (the
+ *                       phases as "phase", "follows" (null: none) and
+ *                       "followed_by" [ids], in summary mode too);
  *                       non-finite numbers are null
  *   RV_REPORT_HTML      one HTML5 page, CSS inline, one <svg> per series
  * `summary` (any format): one line (text, markdown table row, JSON object
@@ -94,6 +101,14 @@ struct rv_report_step {
 	double onset_ts;
 };
 
+/* Another phase of the same cascade: an incident that follows this one. */
+struct rv_report_link {
+	uint64_t id;
+	const char *subsystem;  /* its subsystem; "" or NULL when unknown */
+	double offset_s;        /* its start after this incident's start; NaN: unknown */
+	int shown;              /* it is in this report too (markdown, HTML: a link to it) */
+};
+
 struct rv_report_incident {
 	uint64_t id;
 	const char *host;           /* "" when unknown */
@@ -115,6 +130,13 @@ struct rv_report_incident {
 	size_t nchain;
 	const struct rv_report_step *chain;      /* time order; shown when >= 2 steps */
 	const char *note;           /* "" or a sentence (e.g. why there are no plots) */
+	/* phases of a cascade (explain/incident.h): shown beside the chain */
+	unsigned phase;             /* 1 (0 reads as 1), or 2, 3, ... for a follow-on phase */
+	uint64_t follows;           /* the incident this one follows, 0: none */
+	const char *follows_subsystem;  /* that incident's subsystem; "" or NULL: unknown */
+	int follows_shown;          /* that incident is in this report too */
+	size_t nfollowers;
+	const struct rv_report_link *followers;  /* the incidents that follow this one */
 };
 
 struct rv_report {

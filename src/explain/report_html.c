@@ -64,7 +64,7 @@ static const char CSS[] =
 	".nomatch{background:#fff9db;border-left:3px solid #f08c00;padding:6px 10px}"
 	"ol.chain{list-style:none;padding:0;margin:4px 0}ol.chain li{display:inline}"
 	"ol.chain li+li::before{content:' \\2192  ';color:#868e96}"
-	".note{color:#495057;font-style:italic}"
+	".note{color:#495057;font-style:italic}p.phase{margin:6px 0;font-weight:600}"
 	"code.cmd{white-space:pre-wrap}.why{color:#495057}td.t{white-space:nowrap}"
 	"footer{color:#868e96;text-align:center;padding:12px}"
 	"@media print{body{background:#fff}.card{break-inside:avoid}}";
@@ -297,10 +297,47 @@ static void causes(FILE *f, const struct rv_report *r, const struct rv_report_in
 	fputs("</ol>\n", f);
 }
 
+/* "incident 12", a link to its card when the page has it. */
+static void html_ref(FILE *f, uint64_t id, int shown)
+{
+	if (shown)
+		fprintf(f, "<a href=\"#incident-%" PRIu64 "\">incident %" PRIu64 "</a>", id, id);
+	else
+		fprintf(f, "incident %" PRIu64, id);
+}
+
+/* The phases of a cascade, one paragraph each, under the chain. */
+static void phases(FILE *f, const struct rv_report_incident *in)
+{
+	if (in->follows) {
+		const char *sub = rv_report_str(in->follows_subsystem);
+		fprintf(f, "<p class=\"phase\">Follow-on phase %u of ", rv_report_phase(in));
+		html_ref(f, in->follows, in->follows_shown);
+		if (*sub)
+			tag_text(f, " (", sub, ")");
+		fputs(".</p>\n", f);
+	}
+	for (size_t i = 0; in->followers && i < in->nfollowers; i++) {
+		const struct rv_report_link *l = &in->followers[i];
+		char note[2 * RV_REPORT_CELL];
+		rv_report_link_note(l, note, sizeof(note));
+		fputs(i ? ", " : "<p class=\"phase\">Followed by ", f);
+		html_ref(f, l->id, l->shown);
+		if (*note)
+			tag_text(f, " (", note, ")");
+		fputs(i + 1 == in->nfollowers ? ".</p>\n" : "", f);
+	}
+}
+
 static void chain(FILE *f, const struct rv_report_incident *in)
 {
-	if (!in->chain || in->nchain < 2)
+	if (!in->chain || in->nchain < 2) {
+		if (rv_report_linked(in)) {
+			fputs("<h3>Chain</h3>\n", f);
+			phases(f, in);
+		}
 		return;
+	}
 	fputs("<h3>Chain</h3>\n<p class=\"meta\">First mover of each subsystem, in time order"
 	      "</p>\n<ol class=\"chain\">", f);
 	for (size_t i = 0; i < in->nchain; i++) {
@@ -311,6 +348,7 @@ static void chain(FILE *f, const struct rv_report_incident *in)
 			off, *off ? ")" : "");
 	}
 	fputs("</ol>\n", f);
+	phases(f, in);
 }
 
 static void card(FILE *f, const struct rv_report *r, const struct rv_report_incident *in)

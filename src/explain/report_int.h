@@ -59,6 +59,16 @@ const char *rv_report_dir_word(int dir);
 void rv_report_signal_cells(const struct rv_report_incident *in,
 			    const struct rv_report_signal *s, struct rv_report_cells *c);
 
+/* The phase of in as shown (0 reads as 1). */
+unsigned rv_report_phase(const struct rv_report_incident *in);
+/* 1 when in has phase lines to show: it follows an incident, or others
+ * follow it (markdown then anchors it). */
+int rv_report_linked(const struct rv_report_incident *in);
+/* What the report says in parentheses after a follower's id, as plain
+ * text for the format to escape: "net, 4.0 s after it began", "net",
+ * "4.0 s after it began" or "". */
+void rv_report_link_note(const struct rv_report_link *l, char *buf, size_t n);
+
 /* Length of the valid UTF-8 sequence at p (NUL-terminated), 0 when the
  * bytes there are not one (the writers show such a byte as U+FFFD). */
 size_t rv_report_utf8_len(const unsigned char *p);

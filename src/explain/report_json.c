@@ -203,6 +203,20 @@ static void json_subsys(FILE *f, const void *item)
 	kv_num(f, "share", s->share);
 }
 
+/* ,"phase":2,"follows":12|null,"followed_by":[13] */
+static void json_phases(FILE *f, const struct rv_report_incident *in)
+{
+	fprintf(f, ",\"phase\":%u,\"follows\":", rv_report_phase(in));
+	if (in->follows)
+		fprintf(f, "%" PRIu64, in->follows);
+	else
+		fputs("null", f);
+	fputs(",\"followed_by\":[", f);
+	for (size_t i = 0; in->followers && i < in->nfollowers; i++)
+		fprintf(f, "%s%" PRIu64, i ? "," : "", in->followers[i].id);
+	fputc(']', f);
+}
+
 static void json_incident(FILE *f, const struct rv_report_incident *in, int summary)
 {
 	fprintf(f, "{\"id\":%" PRIu64, in->id);
@@ -216,6 +230,7 @@ static void json_incident(FILE *f, const struct rv_report_incident *in, int summ
 	kv_str(f, "severity", in->severity);
 	str_array(f, "detectors", in->detectors, in->ndetectors);
 	list(f, "subsystems", in->subsys, in->nsubsys, sizeof(*in->subsys), json_subsys);
+	json_phases(f, in);
 	if (summary) {
 		/* the gist: the top signal and the first cause, by name */
 		kv_str(f, "top_signal", in->signals && in->nsignals ? in->signals[0].name : NULL);

@@ -7,7 +7,9 @@
  * gets a backslash, & < > become entities, line breaks become spaces (a
  * table row or list item is one line), invalid UTF-8 becomes U+FFFD. In a
  * table cell '|' is escaped even inside a code span, as GFM splits cells
- * before it reads spans.
+ * before it reads spans. The phases of a cascade link to each other
+ * through an HTML anchor before the heading of each linked incident
+ * (GitHub's own heading ids depend on the severity and subsystem).
  */
 #include "explain/report_int.h"
 
@@ -184,6 +186,8 @@ static void md_head(FILE *f, const struct rv_report_incident *in)
 	rv_report_iso(in->start_ts, a, sizeof(a));
 	rv_report_iso(in->end_ts, b, sizeof(b));
 	rv_report_duration(in->end_ts - in->start_ts, d, sizeof(d));
+	if (rv_report_linked(in))  /* the target of the other phases' links */
+		fprintf(f, "\n<a id=\"incident-%" PRIu64 "\"></a>\n", in->id);
 	fprintf(f, "\n## Incident %" PRIu64 ": ", in->id);
 	md_text(f, *rv_report_str(in->severity) ? in->severity : "unrated", 0);
 	if (*first_subsys(in)) {
@@ -300,10 +304,53 @@ static void md_no_cause(FILE *f, const struct rv_report *r, const struct rv_repo
 	fputs(n ? ".\n" : "", f);
 }
 
+/* "incident 12", a link to its anchor when the report has it. */
+static void md_ref(FILE *f, uint64_t id, int shown)
+{
+	if (shown)
+		fprintf(f, "[incident %" PRIu64 "](#incident-%" PRIu64 ")", id, id);
+	else
+		fprintf(f, "incident %" PRIu64, id);
+}
+
+/* The phases of a cascade, one paragraph each, under the chain. */
+static void md_phases(FILE *f, const struct rv_report_incident *in)
+{
+	if (in->follows) {
+		const char *sub = rv_report_str(in->follows_subsystem);
+		fprintf(f, "\nFollow-on phase %u of ", rv_report_phase(in));
+		md_ref(f, in->follows, in->follows_shown);
+		if (*sub) {
+			fputs(" (", f);
+			md_text(f, sub, 0);
+			fputc(')', f);
+		}
+		fputs(".\n", f);
+	}
+	for (size_t i = 0; in->followers && i < in->nfollowers; i++) {
+		const struct rv_report_link *l = &in->followers[i];
+		char note[2 * RV_REPORT_CELL];
+		rv_report_link_note(l, note, sizeof(note));
+		fputs(i ? ", " : "\nFollowed by ", f);
+		md_ref(f, l->id, l->shown);
+		if (*note) {
+			fputs(" (", f);
+			md_text(f, note, 0);
+			fputc(')', f);
+		}
+		fputs(i + 1 == in->nfollowers ? ".\n" : "", f);
+	}
+}
+
 static void md_chain(FILE *f, const struct rv_report_incident *in)
 {
-	if (!in->chain || in->nchain < 2)
+	if (!in->chain || in->nchain < 2) {
+		if (rv_report_linked(in)) {
+			fputs("\n### Chain\n", f);
+			md_phases(f, in);
+		}
 		return;
+	}
 	fputs("\n### Chain\n\nFirst mover of each subsystem, in time order: ", f);
 	for (size_t i = 0; i < in->nchain; i++) {
 		char off[RV_REPORT_CELL];
@@ -314,6 +361,7 @@ static void md_chain(FILE *f, const struct rv_report_incident *in)
 			*off ? ")" : "");
 	}
 	fputc('\n', f);
+	md_phases(f, in);
 }
 
 static void md_incident(FILE *f, const struct rv_report *r, const struct rv_report_incident *in)

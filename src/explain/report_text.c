@@ -372,12 +372,43 @@ static void causes(FILE *f, const struct rv_report *r, const struct rv_report_in
 		cause_block(f, i, &in->causes[i]);
 }
 
+/* "Follow-on phase 2 of incident 12 (cpu)." and "Followed by incident 13
+ * (net, 4.0 s after it began)." under the chain. */
+static void phases(FILE *f, const struct rv_report_incident *in)
+{
+	char buf[SUMMARY_MAX], note[2 * RV_REPORT_CELL];
+	const char *sub = rv_report_str(in->follows_subsystem);
+	size_t off = 0;
+	if (in->follows) {
+		snprintf(buf, sizeof(buf), "Follow-on phase %u of incident %" PRIu64 "%s%s%s.",
+			 rv_report_phase(in), in->follows, *sub ? " (" : "", sub, *sub ? ")" : "");
+		wrap(f, "  ", "  ", buf);
+	}
+	if (!in->followers || in->nfollowers == 0)
+		return;
+	for (size_t i = 0; i < in->nfollowers && off < sizeof(buf); i++) {
+		rv_report_link_note(&in->followers[i], note, sizeof(note));
+		int k = snprintf(buf + off, sizeof(buf) - off, "%sincident %" PRIu64 "%s%s%s",
+				 i ? ", " : "Followed by ", in->followers[i].id, *note ? " (" : "",
+				 note, *note ? ")" : "");
+		off += k > 0 ? (size_t)k : 0;
+	}
+	if (off + 1 < sizeof(buf))
+		snprintf(buf + off, sizeof(buf) - off, ".");
+	wrap(f, "  ", "  ", buf);
+}
+
 static void chain(FILE *f, const struct rv_report_incident *in)
 {
 	char buf[4 * SUMMARY_MAX], off_s[RV_REPORT_CELL];
 	size_t off = 0;
-	if (in->nchain < 2 || !in->chain)
+	if (in->nchain < 2 || !in->chain) {
+		if (rv_report_linked(in)) {
+			fputs("\nChain\n", f);
+			phases(f, in);
+		}
 		return;
+	}
 	buf[0] = '\0';
 	for (size_t i = 0; i < in->nchain && off < sizeof(buf); i++) {
 		const struct rv_report_step *s = &in->chain[i];
@@ -389,6 +420,7 @@ static void chain(FILE *f, const struct rv_report_incident *in)
 	}
 	fputs("\nChain (first mover of each subsystem, in time order)\n", f);
 	wrap(f, "  ", "  ", buf);
+	phases(f, in);
 }
 
 static void incident(FILE *f, const struct rv_report *r, const struct rv_report_incident *in)

@@ -9,7 +9,7 @@
 
 int rv_delay_init(struct rv_delay *d, const struct rv_model *m, size_t gap, size_t min)
 {
-	d->cap = (min + 1) * (gap + 1) + 1;
+	d->cap = (min + 2) * (gap + 1) + 1;
 	d->head = d->len = 0;
 	d->q = calloc(d->cap, sizeof(*d->q));
 	if (!d->q)

@@ -5,7 +5,9 @@
  * a blip shorter than incident_min dropped), so scored windows wait here
  * until the incident merger has decided them, then go to the sink with
  * `anomaly` set to whether an incident covers them. At most
- * (incident_min + 1) * (incident_gap + 1) + 1 windows wait at a time.
+ * (incident_min + 2) * (incident_gap + 1) + 1 windows wait at a time (the
+ * open incident closing after incident_gap windows not its own, then the
+ * follow-on taking its place).
  */
 #ifndef RV_PIPELINE_DELAY_H
 #define RV_PIPELINE_DELAY_H

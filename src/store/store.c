@@ -46,10 +46,10 @@ static const struct {
 	{ SQLITE_TOOBIG, -E2BIG, "value too big" },
 };
 
-/* Fills err for a failed SQLite call (rc: its result code) and returns the
- * negative errno. Reads sqlite3_errmsg, so call it before anything else
- * touches the connection. */
-int store_fail_sqlite(const struct rv_store *s, int rc, const char *what, struct rv_err *err)
+/* Fills err for a failed SQLite call (rc: its result code; detail: SQLite's
+ * words for it) and returns the negative errno. */
+int store_fail_msg(const struct rv_store *s, int rc, const char *what, const char *detail,
+		   struct rv_err *err)
 {
 	int errnum = -EIO;
 	const char *kind = "SQLite error";
@@ -61,8 +61,14 @@ int store_fail_sqlite(const struct rv_store *s, int rc, const char *what, struct
 			break;
 		}
 	}
-	return rv_err_set(err, errnum, "store %s: %s: %s: %s", s->path, kind, what,
-			  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	return rv_err_set(err, errnum, "store %s: %s: %s: %s", s->path, kind, what, detail);
+}
+
+/* store_fail_msg with the connection's message. Reads sqlite3_errmsg, so
+ * call it before anything else touches the connection. */
+int store_fail_sqlite(const struct rv_store *s, int rc, const char *what, struct rv_err *err)
+{
+	return store_fail_msg(s, rc, what, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc), err);
 }
 
 /* Every public call but close starts here. */
@@ -75,6 +81,18 @@ int store_enter(struct rv_store *s, struct rv_err *err)
 				  "store %s: called from inside an rv_store_list_incidents callback",
 				  s->path);
 	return 0;
+}
+
+/* Every public call that writes starts here: store_enter, and -EROFS on a
+ * store opened with rv_store_open_ro. what: the write, for the message. */
+int store_enter_write(struct rv_store *s, const char *what, struct rv_err *err)
+{
+	int rc = store_enter(s, err);
+
+	if (rc == 0 && s->readonly)
+		rc = rv_err_set(err, -EROFS, "store %s: %s: the store was opened read-only",
+				s->path, what);
+	return rc;
 }
 
 /* Steps statement id to its end (SQLITE_DONE, rows ignored) and resets it. */
@@ -181,25 +199,37 @@ int store_bind_ok(int rc, int next)
 
 /* ------------------------------------------------------------ open, close */
 
-/* Refuses a path whose directory is missing or not writable (SQLite would
- * only say "unable to open database file", and WAL needs to create PATH-wal
- * and PATH-shm beside it). */
-static int check_dir(const char *path, struct rv_err *err)
+/* Copies the directory part of path ("." when none) into dir (cap bytes). */
+int store_dir_of(const char *path, char *dir, size_t cap, struct rv_err *err)
 {
 	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX];
-	struct stat sb;
 
+	if (cap < 2)
+		return rv_err_set(err, -ENAMETOOLONG, "store %s: path too long", path);
 	if (!slash) {
 		memcpy(dir, ".", 2);
 	} else if (slash == path) {
 		memcpy(dir, "/", 2);
 	} else {
-		if ((size_t)(slash - path) >= sizeof(dir))
+		if ((size_t)(slash - path) >= cap)
 			return rv_err_set(err, -ENAMETOOLONG, "store %s: path too long", path);
 		memcpy(dir, path, (size_t)(slash - path));
 		dir[slash - path] = '\0';
 	}
+	return 0;
+}
+
+/* Refuses a path whose directory is missing or not writable (SQLite would
+ * only say "unable to open database file", and WAL needs to create PATH-wal
+ * and PATH-shm beside it). */
+static int check_dir(const char *path, struct rv_err *err)
+{
+	char dir[PATH_MAX];
+	struct stat sb;
+	int rc = store_dir_of(path, dir, sizeof(dir), err);
+
+	if (rc < 0)
+		return rc;
 	if (stat(dir, &sb) < 0) {
 		int e = errno;
 		if (e == ENOENT)
@@ -217,8 +247,8 @@ static int check_dir(const char *path, struct rv_err *err)
 
 /* Runs a one-off statement (at open, or for tests) and reads column 0 of its
  * first row as an integer into *out (may be NULL). */
-static int query_int(struct rv_store *s, const char *sql, sqlite3_int64 *out, const char *what,
-		     struct rv_err *err)
+int store_query_int(struct rv_store *s, const char *sql, sqlite3_int64 *out, const char *what,
+		    struct rv_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
@@ -243,7 +273,8 @@ int store_exec_sql(struct rv_store *s, const char *sql, const char *what, struct
 	return rc == SQLITE_OK ? 0 : store_fail_sqlite(s, rc, what, err);
 }
 
-static int check_version(struct rv_store *s, sqlite3_int64 version, struct rv_err *err)
+/* Refuses a schema version this build does not know (a newer reveal's). */
+int store_check_version(const struct rv_store *s, sqlite3_int64 version, struct rv_err *err)
 {
 	if (version > RV_STORE_SCHEMA_VERSION || version < 0)
 		return rv_err_set(err, -ENOTSUP,
@@ -253,39 +284,49 @@ static int check_version(struct rv_store *s, sqlite3_int64 version, struct rv_er
 	return 0;
 }
 
-/* Creates the schema when user_version is 0 and upgrades a version 1
- * store, under the write lock so that two agents starting at once do not
- * both do it. */
-static int create_schema(struct rv_store *s, struct rv_err *err)
+/* Refuses a file with tables but no schema version (someone else's). */
+static int check_reveal_store(struct rv_store *s, sqlite3_int64 version, struct rv_err *err)
 {
-	sqlite3_int64 version = 0, objects = 0;
-	char set_version[64];
+	sqlite3_int64 objects = 0;
+	int rc = version == 0 ? store_query_int(s, "SELECT count(*) FROM sqlite_master", &objects,
+						"reading the schema", err)
+			      : 0;
+
+	if (rc == 0 && objects > 0)
+		rc = rv_err_set(err, -EILSEQ,
+				"store %s: not a reveal store (a SQLite database with tables but"
+				" no schema version)", s->path);
+	return rc;
+}
+
+/* Brings the schema to RV_STORE_SCHEMA_VERSION by running the steps of
+ * rv_store_schema_steps the store lacks (all of them in an empty file), in
+ * one transaction under the write lock, so that two agents starting at once
+ * do not both do it. */
+int store_upgrade(struct rv_store *s, struct rv_err *err)
+{
+	sqlite3_int64 version = 0, from;
+	char what[64];
 	int rc = store_exec_sql(s, "BEGIN IMMEDIATE", "creating the schema", err);
 
 	if (rc < 0)
 		return rc;
-	rc = query_int(s, "PRAGMA user_version", &version, "reading the schema version", err);
+	rc = store_query_int(s, "PRAGMA user_version", &version, "reading the schema version", err);
 	if (rc == 0)
-		rc = check_version(s, version, err);
-	if (rc == 0 && version == 0)
-		rc = query_int(s, "SELECT count(*) FROM sqlite_master", &objects,
-			       "reading the schema", err);
-	if (rc == 0 && version == 0 && objects > 0)
-		rc = rv_err_set(err, -EILSEQ,
-				"store %s: not a reveal store (a SQLite database with tables but"
-				" no schema version)", s->path);
-	snprintf(set_version, sizeof(set_version), "PRAGMA user_version = %d",
-		 RV_STORE_SCHEMA_VERSION);
-	if (rc == 0 && version == 0) {
-		rc = store_exec_sql(s, rv_store_schema_v1, "creating the schema", err);
-		if (rc == 0)
-			version = 1;
+		rc = store_check_version(s, version, err);
+	if (rc == 0)
+		rc = check_reveal_store(s, version, err);
+	for (from = version; rc == 0 && version < RV_STORE_SCHEMA_VERSION; version++) {
+		if (version == 0)
+			snprintf(what, sizeof(what), "creating the schema");
+		else
+			snprintf(what, sizeof(what), "upgrading the schema to version %lld",
+				 (long long)version + 1);
+		rc = store_exec_sql(s, rv_store_schema_steps[version], what, err);
 	}
-	if (rc == 0 && version == 1) {
-		rc = store_exec_sql(s, rv_store_schema_v2_upgrade, "upgrading the schema to version 2",
-				    err);
-		if (rc == 0)
-			rc = store_exec_sql(s, set_version, "writing the schema version", err);
+	if (rc == 0 && version != from) {
+		snprintf(what, sizeof(what), "PRAGMA user_version = %d", RV_STORE_SCHEMA_VERSION);
+		rc = store_exec_sql(s, what, "writing the schema version", err);
 	}
 	if (rc == 0)
 		rc = store_exec_sql(s, "COMMIT", "creating the schema", err);
@@ -332,13 +373,23 @@ static int store_connect(struct rv_store *s, struct rv_err *err)
 		return rv_err_set(err, -EACCES, "store %s: the file is not writable", s->path);
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, RV_STORE_BUSY_MS);
-	rc = query_int(s, "PRAGMA user_version", &version, "reading the schema version", err);
+	rc = store_query_int(s, "PRAGMA user_version", &version, "reading the schema version", err);
 	if (rc == 0)
-		rc = check_version(s, version, err);
+		rc = store_check_version(s, version, err);
 	if (rc == 0)
 		rc = set_journal(s, err);
 	if (rc == 0)
-		rc = create_schema(s, err);
+		rc = store_upgrade(s, err);
+	if (rc == 0)
+		rc = store_prepare(s, err);
+	return rc;
+}
+
+/* Prepares every statement of rv_store_stmt_sql once, for the store's life. */
+int store_prepare(struct rv_store *s, struct rv_err *err)
+{
+	int rc = 0;
+
 	for (int i = 0; rc == 0 && i < ST_COUNT; i++) {
 		int prc = sqlite3_prepare_v3(s->db, rv_store_stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 					     &s->st[i], NULL);
@@ -410,6 +461,10 @@ static int check_incident(const struct rv_store *s, const struct rv_store_incide
 	if (inc->windows > (size_t)INT64_MAX)
 		return rv_err_set(err, -EINVAL, "store %s: incident %llu: %zu windows", s->path,
 				  (unsigned long long)inc->id, inc->windows);
+	if (inc->follows > (uint64_t)INT64_MAX || inc->follows == inc->id)
+		return rv_err_set(err, -EINVAL, "store %s: incident %llu cannot follow incident %llu",
+				  s->path, (unsigned long long)inc->id,
+				  (unsigned long long)inc->follows);
 	return 0;
 }
 
@@ -452,6 +507,9 @@ static int write_incident_row(struct rv_store *s, const struct rv_store_incident
 	brc = store_bind_ok(brc, store_bind_field(st, 9, inc->subsystem, sizeof(inc->subsystem)));
 	brc = store_bind_ok(brc, store_bind_field(st, 10, inc->host, sizeof(inc->host)));
 	brc = store_bind_ok(brc, store_bind_field(st, 11, inc->subsystems, sizeof(inc->subsystems)));
+	brc = store_bind_ok(brc, sqlite3_bind_int64(st, 12, inc->phase ? inc->phase : 1));
+	brc = store_bind_ok(brc, inc->follows ? sqlite3_bind_int64(st, 13, (sqlite3_int64)inc->follows)
+					      : sqlite3_bind_null(st, 13));
 	if (brc != SQLITE_OK) {
 		sqlite3_clear_bindings(st);
 		return store_fail_sqlite(s, brc, what, err);
@@ -463,7 +521,7 @@ int rv_store_put_incident(struct rv_store *s, const struct rv_store_incident *in
 			  struct rv_err *err)
 {
 	char what[64];
-	int rc = store_enter(s, err);
+	int rc = store_enter_write(s, "writing an incident", err);
 
 	if (rc == 0)
 		rc = check_incident(s, inc, err);
@@ -477,6 +535,18 @@ int rv_store_put_incident(struct rv_store *s, const struct rv_store_incident *in
 	if (rc == 0)
 		rc = write_signals(s, inc, what, err);
 	return store_tx_end(s, rc, what, err);
+}
+
+/* phase (column col) and follows (col + 1): a phase that is NULL, below 1
+ * or too large (an operator's edit) reads as 1, a follows that is NULL or
+ * not a positive id as none. */
+static void read_phase(sqlite3_stmt *st, int col, struct rv_store_incident *inc)
+{
+	sqlite3_int64 phase = sqlite3_column_int64(st, col);
+	sqlite3_int64 follows = sqlite3_column_int64(st, col + 1);
+
+	inc->phase = phase >= 1 && phase <= UINT_MAX ? (unsigned)phase : 1;
+	inc->follows = follows > 0 ? (uint64_t)follows : 0;
 }
 
 /* Fills inc from the current row of ST_INC_LIST and its signals. */
@@ -498,9 +568,10 @@ static int read_incident(struct rv_store *s, struct rv_store_incident *inc, stru
 	store_column_field(st, 8, inc->subsystem, sizeof(inc->subsystem));
 	store_column_field(st, 9, inc->host, sizeof(inc->host));
 	store_column_field(st, 10, inc->subsystems, sizeof(inc->subsystems));
-	store_column_field(st, 11, inc->cause, sizeof(inc->cause));
-	store_column_field(st, 12, inc->cause_title, sizeof(inc->cause_title));
-	inc->cause_confidence = store_column_real(st, 13);
+	read_phase(st, 11, inc);
+	store_column_field(st, 13, inc->cause, sizeof(inc->cause));
+	store_column_field(st, 14, inc->cause_title, sizeof(inc->cause_title));
+	inc->cause_confidence = store_column_real(st, 15);
 	sqlite3_bind_int64(sg, 1, (sqlite3_int64)inc->id);
 	sqlite3_bind_int(sg, 2, RV_STORE_SIG_MAX);
 	while ((rc = sqlite3_step(sg)) == SQLITE_ROW) {
@@ -567,7 +638,7 @@ int rv_store_max_incident_id(struct rv_store *s, uint64_t *out, struct rv_err *e
 
 int rv_store_close_open_incidents(struct rv_store *s, double end_ts, struct rv_err *err)
 {
-	int rc = store_enter(s, err);
+	int rc = store_enter_write(s, "closing open incidents", err);
 
 	if (rc < 0)
 		return rc;
@@ -578,7 +649,7 @@ int rv_store_close_open_incidents(struct rv_store *s, double end_ts, struct rv_e
 int rv_store_prune(struct rv_store *s, double older_than_ts, size_t keep_max, struct rv_err *err)
 {
 	sqlite3_stmt *st;
-	int rc = store_enter(s, err);
+	int rc = store_enter_write(s, "pruning incidents", err);
 
 	if (rc < 0)
 		return rc;
@@ -601,7 +672,7 @@ int rv_store_prune(struct rv_store *s, double older_than_ts, size_t keep_max, st
 int rv_store_put_fit(struct rv_store *s, const struct rv_store_fit *f, struct rv_err *err)
 {
 	sqlite3_stmt *st;
-	int brc, rc = store_enter(s, err);
+	int brc, rc = store_enter_write(s, "writing a fit", err);
 
 	if (rc < 0)
 		return rc;
@@ -639,7 +710,7 @@ int rv_store_count_fits(struct rv_store *s, size_t *out, struct rv_err *err)
 int rv_store_set_kv(struct rv_store *s, const char *key, const char *value, struct rv_err *err)
 {
 	sqlite3_stmt *st;
-	int brc, rc = store_enter(s, err);
+	int brc, rc = store_enter_write(s, "writing a key", err);
 
 	if (rc < 0)
 		return rc;
@@ -701,12 +772,12 @@ int rv_store_test_limit_pages(struct rv_store *s, unsigned pages, struct rv_err 
 	if (rc < 0)
 		return rc;
 	if (s->saved_max_pages == 0) {
-		rc = query_int(s, "PRAGMA max_page_count", &s->saved_max_pages,
+		rc = store_query_int(s, "PRAGMA max_page_count", &s->saved_max_pages,
 			       "reading max_page_count", err);
 		if (rc < 0)
 			return rc;
 	}
 	snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %lld",
 		 pages ? (long long)pages : s->saved_max_pages);
-	return query_int(s, sql, NULL, "setting max_page_count", err);
+	return store_query_int(s, sql, NULL, "setting max_page_count", err);
 }

@@ -11,17 +11,23 @@
  * CLI or a second store opened on the same path do not block the writer),
  * synchronous=NORMAL (a power cut may lose the last commits, never the
  * file), busy timeout RV_STORE_BUSY_MS. The schema version is kept in
- * `PRAGMA user_version`; a file with a newer version is refused.
+ * `PRAGMA user_version`; a file with a newer version is refused. The agent
+ * opens it with rv_store_open (read-write); `reveal report` with
+ * rv_store_open_ro, which never writes the file.
  *
- * Schema, version 2 (timestamps are REAL unix seconds, UTC; a version 1
- * store is upgraded in place when opened):
+ * Schema, version 3 (timestamps are REAL unix seconds, UTC; an older store
+ * is upgraded in place by rv_store_open, in a copy in memory by
+ * rv_store_open_ro):
  *
  *   incidents(id INTEGER PRIMARY KEY, start_ts REAL, end_ts REAL,
  *             open INTEGER 0|1, windows INTEGER, peak_score REAL,
  *             mean_score REAL, detectors INTEGER (bit i = detector i, named
  *             by the agent's configuration), subsystem TEXT, host TEXT,
  *             subsystems TEXT ("cpu:0.712,mem:0.204": every subsystem's
- *             share of the attribution, largest first))
+ *             share of the attribution, largest first), phase INTEGER
+ *             (1, or 2, 3, ... for a follow-on phase of a cascade; version
+ *             3, older rows read 1), follows INTEGER (the id of the
+ *             incident this one follows, NULL: none; version 3))
  *   incident_signals(incident_id INTEGER, pos INTEGER (0 = most
  *             responsible), name TEXT, share REAL (0..1), baseline REAL,
  *             value REAL; PRIMARY KEY (incident_id, pos))
@@ -45,8 +51,8 @@
  *   incidents_view: one line per incident for people, newest first:
  *        id, start_utc, end_utc (datetime text), seconds, state ('open' or
  *        'closed'), windows, peak_score, mean_score, detectors, subsystem,
- *        host, signals ("gpu.power:0 (41%), mem.used (20%)"), likely_cause
- *        ("Packet loss on the network path (82%)")
+ *        phase, follows, host, signals ("gpu.power:0 (41%), mem.used
+ *        (20%)"), likely_cause ("Packet loss on the network path (82%)")
  *
  * A missing number (NaN score, baseline or value) is stored as NULL and
  * read back as NaN. Deleting an incident row deletes its signals and
@@ -58,7 +64,8 @@
  * "store PATH: <kind>: <what>: <sqlite message>". SQLite's codes map to
  * -ENOSPC (disk full), -EIO, -EACCES (read-only, cannot open, permission),
  * -EBUSY (locked by another process past the busy timeout), -EILSEQ (not a
- * SQLite database, or damaged), -ENOMEM, -EINVAL (constraint). A failed
+ * SQLite database, or damaged), -ENOMEM, -EINVAL (constraint); a write on a
+ * store opened with rv_store_open_ro is -EROFS, before any SQL. A failed
  * write is rolled back whole and the store stays usable: the caller may
  * retry the same call later (e.g. when the disk has room again).
  *
@@ -77,7 +84,7 @@
 #include "explain/evidence.h"
 
 enum {
-	RV_STORE_SCHEMA_VERSION = 2,  /* PRAGMA user_version this code writes and reads */
+	RV_STORE_SCHEMA_VERSION = 3,  /* PRAGMA user_version this code writes and reads */
 	RV_STORE_BUSY_MS = 2000,      /* wait this long for another writer's lock */
 	RV_STORE_SIG_MAX = 8,         /* signals kept per incident */
 	RV_STORE_SIG_NAME_LEN = 96,   /* channel name, with its NUL */
@@ -116,6 +123,8 @@ struct rv_store_incident {
 	/* every subsystem with its share of the attribution, largest first:
 	 * "cpu:0.712,mem:0.204" ("" when unknown) */
 	char subsystems[RV_STORE_SUBSYS_RANK_LEN];
+	unsigned phase;         /* 1, or 2, 3, ... for a follow-on phase (0 read as 1) */
+	uint64_t follows;       /* id of the incident this one follows, 0: none */
 	size_t nsig;            /* 0..RV_STORE_SIG_MAX valid entries of sig */
 	struct rv_store_signal sig[RV_STORE_SIG_MAX];
 	char host[RV_STORE_HOST_LEN];
@@ -176,17 +185,51 @@ struct rv_store_details {
  */
 int rv_store_open(const char *path, struct rv_store **out, struct rv_err *err);
 
+/*
+ * Opens the existing store at path for reading only (`reveal report`): a
+ * user who may only read the file and its folder gets the store, and the
+ * file is never written. Never creates it: a missing file is -ENOENT
+ * naming path. *out is set only on success; free with rv_store_close.
+ *
+ * How it reads depends on what lies beside the file:
+ *  - the folder is writable by this process, or PATH-wal, PATH-shm or
+ *    PATH-journal exists: a plain read-only SQLite connection, with
+ *    SQLite's locks. It sees a running agent's commits, each call one
+ *    consistent snapshot. In a writable folder SQLite may create an empty
+ *    PATH-wal and a PATH-shm (mode of the store file) and leave them, as
+ *    any reader of a WAL database does; the agent uses them as its own.
+ *    A -wal without its -shm in a folder that is not writable cannot be
+ *    read: -EACCES, saying so.
+ *  - the folder is not writable and none of those files exists (the agent
+ *    is stopped, or has not written since it closed the store cleanly):
+ *    SQLite could not create the -shm a WAL read needs, so the file is
+ *    opened immutable (SQLite's immutable=1): no locks, no change
+ *    detection, nothing created. The trade-off: an agent that starts
+ *    writing while this store is open is not seen, and a checkpoint it
+ *    makes meanwhile may make a read fail (-EILSEQ, "damaged") or mix old
+ *    and new rows; open again for a fresh view.
+ * A store of an older schema is copied into memory with SQLite's backup
+ * API (one consistent snapshot; the whole file, so its size in memory) and
+ * upgraded there step by step as rv_store_open upgrades a file; the file
+ * keeps its version and bytes, and later commits to it are not seen. A
+ * newer schema is -ENOTSUP, a file that is not a reveal store -EILSEQ, as
+ * for rv_store_open. The write calls (put_incident, close_open_incidents,
+ * prune, put_details, put_fit, set_kv) return -EROFS naming the store.
+ */
+int rv_store_open_ro(const char *path, struct rv_store **out, struct rv_err *err);
+
 /* Closes the database and frees s. NULL is a no-op. Cannot fail. */
 void rv_store_close(struct rv_store *s);
 
-/* The path given to rv_store_open (owned by s). */
+/* The path given to rv_store_open or rv_store_open_ro (owned by s). */
 const char *rv_store_path(const struct rv_store *s);
 
 /*
  * Inserts the incident, or replaces the one with the same id, together with
  * its signals (the previous signal rows of that id are replaced), in one
  * transaction. -EINVAL for nsig > RV_STORE_SIG_MAX, id 0 or above
- * INT64_MAX, non-finite start_ts/end_ts or end_ts < start_ts.
+ * INT64_MAX, non-finite start_ts/end_ts or end_ts < start_ts, follows
+ * equal to id or above INT64_MAX. phase 0 is written as 1.
  */
 int rv_store_put_incident(struct rv_store *s, const struct rv_store_incident *inc,
 			  struct rv_err *err);

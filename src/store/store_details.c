@@ -156,7 +156,7 @@ int rv_store_put_details(struct rv_store *s, uint64_t id, const struct rv_store_
 {
 	sqlite3_stmt *st;
 	char what[64];
-	int brc, rc = store_enter(s, err);
+	int brc, rc = store_enter_write(s, "writing details", err);
 
 	if (rc == 0)
 		rc = check_details(s, id, d, err);

@@ -1,8 +1,9 @@
 /*
  * store_details_test.c - the agent's SQLite store: the details of an
  * incident (evidence, series, causes) round trip, replaced whole, pruned
- * with it and refused when malformed or damaged, and the upgrade of a
- * version 1 store in place. The rest is in store_test.c.
+ * with it and refused when malformed or damaged; the upgrade of version 1
+ * and version 2 stores in place (a version 2 incident reads as phase 1,
+ * following none) and phases out of range. The rest is in store_test.c.
  *
  * Every test works in its own directory made with mkdtemp under $TMPDIR (or
  * /tmp) and removed afterwards (store_testutil.h).
@@ -186,15 +187,98 @@ static void test_upgrade_from_v1(void **state)
 			   " peak_score, mean_score, detectors, subsystem, host, subsystems)"
 			   " VALUES (3, 10, 20, 0, 5, 2.5, 1.5, 3, 'cpu', 'h', 'cpu:1.000')");
 	open_ok(fx);
-	assert_int_equal(raw_int(fx->path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(fx->path, "PRAGMA user_version"), RV_STORE_SCHEMA_VERSION);
 	assert_int_equal(raw_int(fx->path, "SELECT count(*) FROM incidents_view WHERE id = 3"
-					   " AND likely_cause IS NULL"), 1);
+					   " AND likely_cause IS NULL AND phase = 1"
+					   " AND follows IS NULL"), 1);
 	rv_err_clear(&err);
 	assert_int_equal(rv_store_get_details(fx->s, 3, &d, &err), -ENOENT);
 	memset(&d, 0, sizeof(d));
 	must(rv_store_put_details(fx->s, 3, &d, &err), &err);
 	reopen(fx);
-	assert_int_equal(raw_int(fx->path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(fx->path, "PRAGMA user_version"), RV_STORE_SCHEMA_VERSION);
+}
+
+static int first_cb(void *ctx, const struct rv_store_incident *inc)
+{
+	*(struct rv_store_incident *)ctx = *inc;
+	return 1;
+}
+
+/* The first incident listed (newest), which must exist. */
+static struct rv_store_incident first_incident(struct rv_store *s)
+{
+	struct rv_store_incident inc;
+	struct rv_err err;
+
+	memset(&inc, 0, sizeof(inc));
+	rv_err_clear(&err);
+	assert_int_equal(rv_store_list_incidents(s, -INFINITY, 0, first_cb, &inc, &err), 1);
+	return inc;
+}
+
+/* A version 2 store (before phases) is upgraded in place: its incident
+ * keeps its row, signals and details and reads as a first incident (phase
+ * 1, follows none); a follow-on phase written afterwards reads back. */
+static void test_upgrade_from_v2(void **state)
+{
+	struct fixture *fx = *state;
+	struct rv_store_incident inc;
+	struct rv_store_details d;
+	struct rv_err err;
+
+	make_v2_store(fx->path, 1);
+	open_ok(fx);
+	assert_int_equal(raw_int(fx->path, "PRAGMA user_version"), RV_STORE_SCHEMA_VERSION);
+	inc = first_incident(fx->s);
+	assert_int_equal(inc.id, 3);
+	assert_int_equal(inc.phase, 1);
+	assert_int_equal(inc.follows, 0);
+	assert_int_equal(inc.nsig, 2);
+	assert_string_equal(inc.sig[0].name, "cpu.busy_pct");
+	assert_string_equal(inc.cause, "cpu-contention");
+	rv_err_clear(&err);
+	must(rv_store_get_details(fx->s, 3, &d, &err), &err);
+	assert_int_equal(d.nev, 1);
+	assert_string_equal(d.ev[0].name, "cpu.busy_pct");
+	assert_int_equal(d.ncauses, 1);
+	rv_store_details_free(&d);
+	assert_int_equal(raw_int(fx->path, "SELECT count(*) FROM incidents_view WHERE id = 3"
+					   " AND phase = 1 AND follows IS NULL"
+					   " AND likely_cause = 'CPU contention (75%)'"), 1);
+
+	inc = make_inc(4, 30, 40, 0, 1, "net.x");
+	inc.phase = 2;
+	inc.follows = 3;
+	must(rv_store_put_incident(fx->s, &inc, &err), &err);
+	reopen(fx);
+	inc = first_incident(fx->s);
+	assert_int_equal(inc.id, 4);
+	assert_int_equal(inc.phase, 2);
+	assert_int_equal(inc.follows, 3);
+	assert_int_equal(raw_int(fx->path, "PRAGMA user_version"), RV_STORE_SCHEMA_VERSION);
+}
+
+/* Phases an operator's edit left out of range read as a first incident. */
+static void test_odd_phase_rows(void **state)
+{
+	struct fixture *fx = *state;
+	struct rv_store_incident inc = make_inc(5, 10, 20, 0, 0, "x");
+	struct rv_err err;
+
+	open_ok(fx);
+	inc.phase = 3;
+	inc.follows = 2;
+	rv_err_clear(&err);
+	must(rv_store_put_incident(fx->s, &inc, &err), &err);
+	raw_exec(fx->path, "UPDATE incidents SET phase = 0, follows = -4 WHERE id = 5");
+	inc = first_incident(fx->s);
+	assert_int_equal(inc.phase, 1);
+	assert_int_equal(inc.follows, 0);
+	raw_exec(fx->path, "UPDATE incidents SET phase = 5000000000, follows = NULL WHERE id = 5");
+	inc = first_incident(fx->s);
+	assert_int_equal(inc.phase, 1);
+	assert_int_equal(inc.follows, 0);
 }
 
 int main(void)
@@ -203,6 +287,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_details_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_details_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_upgrade_from_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_upgrade_from_v2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_odd_phase_rows, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,26 +6,30 @@
 
 #include <stddef.h>
 
+#include "store/store.h"
+
 const char *const rv_store_stmt_sql[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
 	[ST_INC_UPSERT] =
 		"INSERT INTO incidents (id, start_ts, end_ts, open, windows, peak_score,"
-		" mean_score, detectors, subsystem, host, subsystems)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+		" mean_score, detectors, subsystem, host, subsystems, phase, follows)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
 		" ON CONFLICT (id) DO UPDATE SET start_ts = excluded.start_ts,"
 		" end_ts = excluded.end_ts, open = excluded.open, windows = excluded.windows,"
 		" peak_score = excluded.peak_score, mean_score = excluded.mean_score,"
 		" detectors = excluded.detectors, subsystem = excluded.subsystem,"
-		" host = excluded.host, subsystems = excluded.subsystems",
+		" host = excluded.host, subsystems = excluded.subsystems,"
+		" phase = excluded.phase, follows = excluded.follows",
 	[ST_SIG_DELETE] = "DELETE FROM incident_signals WHERE incident_id = ?1",
 	[ST_SIG_INSERT] =
 		"INSERT INTO incident_signals (incident_id, pos, name, share, baseline, value)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_INC_LIST] =
 		"SELECT id, start_ts, end_ts, open, windows, peak_score, mean_score,"
-		" detectors, subsystem, host, subsystems, c.rule_id, c.title, c.confidence"
+		" detectors, subsystem, host, subsystems, phase, follows,"
+		" c.rule_id, c.title, c.confidence"
 		" FROM incidents LEFT JOIN incident_causes c ON c.incident_id = id AND c.rank = 0"
 		" WHERE open <> 0 OR end_ts >= ?1"
 		" ORDER BY start_ts DESC, id DESC LIMIT ?2",
@@ -165,3 +169,39 @@ const char rv_store_schema_v2_upgrade[] =
 	" FROM incident_causes c WHERE c.incident_id = i.id ORDER BY c.rank LIMIT 1)"
 	" AS likely_cause"
 	" FROM incidents i ORDER BY i.start_ts DESC, i.id DESC;";
+
+/*
+ * Version 3 links the phases of a cascade: `phase` (1 for a first
+ * incident, 2, 3, ... for a follow-on phase) and `follows` (the id of the
+ * incident it follows, NULL: none). Rows of an older store read as first
+ * incidents. The view shows both after the subsystem.
+ */
+const char rv_store_schema_v3_upgrade[] =
+	"ALTER TABLE incidents ADD COLUMN phase INTEGER NOT NULL DEFAULT 1;"
+	"ALTER TABLE incidents ADD COLUMN follows INTEGER;"
+	"DROP VIEW incidents_view;"
+	"CREATE VIEW incidents_view AS SELECT i.id AS id,"
+	" datetime(i.start_ts, 'unixepoch') AS start_utc,"
+	" datetime(i.end_ts, 'unixepoch') AS end_utc,"
+	" round(i.end_ts - i.start_ts, 1) AS seconds,"
+	" CASE WHEN i.open <> 0 THEN 'open' ELSE 'closed' END AS state,"
+	" i.windows AS windows, round(i.peak_score, 3) AS peak_score,"
+	" round(i.mean_score, 3) AS mean_score, i.detectors AS detectors,"
+	" i.subsystem AS subsystem, i.phase AS phase, i.follows AS follows, i.host AS host,"
+	" (SELECT group_concat(label, ', ') FROM (SELECT s.name || ' ('"
+	" || CAST(round(s.share * 100) AS INTEGER) || '%)' AS label"
+	" FROM incident_signals s WHERE s.incident_id = i.id ORDER BY s.pos)) AS signals,"
+	" (SELECT c.title || ' (' || CAST(round(c.confidence * 100) AS INTEGER) || '%)'"
+	" FROM incident_causes c WHERE c.incident_id = i.id ORDER BY c.rank LIMIT 1)"
+	" AS likely_cause"
+	" FROM incidents i ORDER BY i.start_ts DESC, i.id DESC;";
+
+const char *const rv_store_schema_steps[] = {
+	rv_store_schema_v1,           /* 0 -> 1: create */
+	rv_store_schema_v2_upgrade,   /* 1 -> 2 */
+	rv_store_schema_v3_upgrade,   /* 2 -> 3 */
+};
+
+_Static_assert(sizeof(rv_store_schema_steps) / sizeof(rv_store_schema_steps[0]) ==
+		       RV_STORE_SCHEMA_VERSION,
+	       "one schema step per version: add the step that makes the new version");

@@ -1,8 +1,9 @@
 /*
- * store_test.c - the agent's SQLite store: incidents (round trip, upsert,
- * order and filters, prune, close), model fits, key/value state, reopening,
- * refusals (newer schema, not a database, someone else's database, missing
- * directory) and a full disk simulated with max_page_count.
+ * store_test.c - the agent's SQLite store: incidents (round trip with
+ * phase and follows, upsert, order and filters, prune, close), model fits,
+ * key/value state, reopening, refusals (newer schema, not a database,
+ * someone else's database, missing directory, bad incidents) and a full
+ * disk simulated with max_page_count.
  *
  * Every test works in its own directory made with mkdtemp under $TMPDIR (or
  * /tmp) and removed afterwards. Where the store's own API cannot show a
@@ -92,6 +93,8 @@ static void assert_same_incident(const struct rv_store_incident *got,
 	assert_int_equal(got->detectors, want->detectors);
 	assert_string_equal(got->subsystem, want->subsystem);
 	assert_string_equal(got->host, want->host);
+	assert_int_equal(got->phase, want->phase ? want->phase : 1);
+	assert_int_equal(got->follows, want->follows);
 	assert_int_equal(got->nsig, want->nsig);
 	for (size_t i = 0; i < want->nsig; i++) {
 		assert_string_equal(got->sig[i].name, want->sig[i].name);
@@ -132,12 +135,19 @@ static void test_round_trip(void **state)
 	a.sig[1].baseline = NAN;  /* missing stays missing */
 	a.peak_score = NAN;
 	b.detectors = 0x80000001u;
+	b.phase = 2;              /* a follow-on phase of a (a: phase 0, read as 1) */
+	b.follows = 1;
 	put_ok(s, &a);
 	put_ok(s, &b);
 	list_ok(s, -INFINITY, 0, &c);
 	assert_int_equal(c.n, 2);
 	assert_same_incident(&c.inc[0], &b);
 	assert_same_incident(&c.inc[1], &a);
+	assert_int_equal(c.inc[1].phase, 1);
+	assert_int_equal(raw_int(fx->path, "SELECT count(*) FROM incidents WHERE id = 1"
+					   " AND phase = 1 AND follows IS NULL"), 1);
+	assert_int_equal(raw_int(fx->path, "SELECT count(*) FROM incidents_view WHERE id = 2"
+					   " AND phase = 2 AND follows = 1"), 1);
 	raw_text(fx->path, "PRAGMA journal_mode", mode, sizeof(mode));
 	assert_string_equal(mode, "wal");
 	assert_int_equal(raw_int(fx->path, "PRAGMA user_version"), RV_STORE_SCHEMA_VERSION);
@@ -356,6 +366,13 @@ static void test_bad_incident(void **state)
 	assert_int_equal(rv_store_put_incident(s, &inc, NULL), -EINVAL);
 	assert_int_equal(rv_store_put_incident(s, NULL, NULL), -EINVAL);
 	assert_int_equal(rv_store_put_incident(NULL, &inc, NULL), -EINVAL);
+	inc = make_inc(1, 10, 20, 0, 1, "a");
+	inc.follows = 1;  /* itself */
+	rv_err_clear(&err);
+	assert_int_equal(rv_store_put_incident(s, &inc, &err), -EINVAL);
+	assert_contains(err.msg, "incident 1 cannot follow incident 1");
+	inc.follows = (uint64_t)INT64_MAX + 1;
+	assert_int_equal(rv_store_put_incident(s, &inc, NULL), -EINVAL);
 
 	/* full text fields without a NUL are stored whole, not overrun */
 	inc = make_inc(2, 10, 20, 0, 1, "a");
@@ -472,19 +489,23 @@ static void test_newer_version_refused(void **state)
 {
 	struct fixture *fx = *state;
 	struct rv_store *s = (struct rv_store *)&s;  /* must stay untouched */
+	char sql[64], newer[32], known[32];
 	struct rv_err err;
 
 	open_ok(fx);
 	rv_store_close(fx->s);
 	fx->s = NULL;
-	raw_exec(fx->path, "PRAGMA user_version = 3");
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", RV_STORE_SCHEMA_VERSION + 1);
+	snprintf(newer, sizeof(newer), "version %d,", RV_STORE_SCHEMA_VERSION + 1);
+	snprintf(known, sizeof(known), "knows version %d", RV_STORE_SCHEMA_VERSION);
+	raw_exec(fx->path, sql);
 	rv_err_clear(&err);
 	assert_int_equal(rv_store_open(fx->path, &s, &err), -ENOTSUP);
 	assert_ptr_equal(s, (struct rv_store *)&s);
 	assert_contains(err.msg, fx->path);
-	assert_contains(err.msg, "version 3");
-	assert_contains(err.msg, "version 2");
-	assert_int_equal(raw_int(fx->path, "PRAGMA user_version"), 3);
+	assert_contains(err.msg, newer);
+	assert_contains(err.msg, known);
+	assert_int_equal(raw_int(fx->path, "PRAGMA user_version"), RV_STORE_SCHEMA_VERSION + 1);
 }
 
 static void test_not_a_database(void **state)

@@ -1,9 +1,9 @@
 /*
- * store_testutil.h - what store_test.c and store_details_test.c share: a
- * fixture with its own temporary directory (setup, teardown), opening and
- * reopening the store in it, a made-up incident, and a second, plain
- * SQLite connection to read or change the file behind the store's back.
- * Include after <cmocka.h>.
+ * store_testutil.h - what the store's tests share: a fixture with its own
+ * temporary directory (setup, teardown), opening and reopening the store in
+ * it, a made-up incident, version 1 and 2 stores as older agents wrote
+ * them, and a second, plain SQLite connection to read or change the file
+ * behind the store's back. Include after <cmocka.h>.
  */
 #ifndef RV_STORE_TESTUTIL_H
 #define RV_STORE_TESTUTIL_H
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "store/store_sql.h"
 
 struct fixture {
 	char dir[PATH_MAX];
@@ -151,6 +152,41 @@ static inline void raw_exec(const char *path, const char *sql)
 	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
 		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
 	sqlite3_close(db);
+}
+
+/* A version 1 store at path (in WAL mode when wal, as the agent kept it;
+ * else in SQLite's default rollback mode) holding incident 3 with two
+ * signals: what a reveal of schema 1 left behind. */
+static inline void make_v1_store(const char *path, int wal)
+{
+	if (wal)
+		raw_exec(path, "PRAGMA journal_mode = WAL");
+	raw_exec(path, rv_store_schema_v1);
+	raw_exec(path, "PRAGMA user_version = 1");
+	raw_exec(path, "INSERT INTO incidents (id, start_ts, end_ts, open, windows,"
+		       " peak_score, mean_score, detectors, subsystem, host, subsystems)"
+		       " VALUES (3, 10, 20, 0, 5, 2.5, 1.5, 3, 'cpu', 'h', 'cpu:1.000');"
+		       "INSERT INTO incident_signals (incident_id, pos, name, share, baseline,"
+		       " value) VALUES (3, 0, 'cpu.busy_pct', 0.75, 10, 90),"
+		       " (3, 1, 'cpu.iowait_pct', 0.25, 1, 4)");
+}
+
+/* A version 2 store at path (the schema of version 1 and the step to 2,
+ * frozen as they shipped; WAL when wal) holding incident 3 as make_v1_store
+ * does, with its details: one evidence entry, one cause. What a reveal of
+ * schema 2 left behind, before incidents had phases. */
+static inline void make_v2_store(const char *path, int wal)
+{
+	make_v1_store(path, wal);
+	raw_exec(path, rv_store_schema_v2_upgrade);
+	raw_exec(path, "PRAGMA user_version = 2");
+	raw_exec(path, "INSERT INTO incident_details (incident_id, base_from, base_to, start_ts,"
+		       " end_ts) VALUES (3, 1, 9, 10, 20);"
+		       "INSERT INTO incident_evidence (incident_id, pos, name, skew, base_n, inc_n,"
+		       " base_mean, base_sd, value, inc_sd, peak, z, change, dir, onset_ts)"
+		       " VALUES (3, 0, 'cpu.busy_pct', 0, 600, 40, 10, 1, 90, 2, 99, 80, 8, 1, 11);"
+		       "INSERT INTO incident_causes (incident_id, rank, rule_id, title, confidence)"
+		       " VALUES (3, 0, 'cpu-contention', 'CPU contention', 0.75)");
 }
 
 #endif

@@ -1,10 +1,10 @@
 #!/bin/sh
 # bighost.sh - the collector on the fixture tree of a large GPU host
 # (tests/fixtures/collect/gen_bighost.py: 128 CPUs, 2 NUMA nodes, 4 NICs,
-# 4 InfiniBand ports, 8 NVMe disks) with 8 GPUs from the fake
-# libnvidia-ml: at least 700 channels over every subsystem, each GPU
-# present, and rates that match the fixture's counters when the tree
-# moves one step on between the two sweeps of --sample.
+# 4 InfiniBand ports, 8 NVMe disks, 8 pods under cgroup CPU quotas) with 8
+# GPUs from the fake libnvidia-ml: at least 700 channels over every
+# subsystem, each GPU present, and rates that match the fixture's counters
+# when the tree moves one step on between the two sweeps of --sample.
 
 . "$SRC/tests/integration/lib.sh.inc"
 it_setup
@@ -43,7 +43,8 @@ PY
 then ok "700+ channels over every subsystem, 8 GPUs"; else not_ok "700+ channels over every subsystem, 8 GPUs"; show out.txt; fi
 
 # Rates: the tree moves one step on (5000 more context switches, 10^6
-# more bytes on eth0) while --sample waits 2 s between its sweeps.
+# more bytes on eth0, 8 x 10 more throttled periods and 8 x 5 ms more
+# throttled time) while --sample waits 2 s between its sweeps.
 (sleep 0.7; /usr/bin/python3 "$SRC/tests/fixtures/collect/gen_bighost.py" host --sweep 1) &
 FAKE_NVML_GPUS=8 run metrics --root host --nvml "$FAKE" --json --sample --interval 2000
 wait
@@ -56,6 +57,11 @@ rx = d["net.rx_bytes:eth0"]["value"]
 assert cs is not None and abs(cs - 2500.0) < 250.0, cs
 assert rx is not None and abs(rx - 500000.0) < 50000.0, rx
 assert d["cpu.procs_running"]["value"] == 9
+thr = d["cpu.cgroup_throttled_periods"]["value"]
+thr_ms = d["cpu.cgroup_throttled_time_ms"]["value"]
+assert thr is not None and abs(thr - 40.0) < 4.0, thr
+assert thr_ms is not None and abs(thr_ms - 20.0) < 2.0, thr_ms
+assert d["cpu.cgroups_with_quota"]["value"] == 16
 PY
 then ok "rates over the measured interval"; else not_ok "rates over the measured interval"; show out.txt; fi
 

@@ -5,7 +5,10 @@
 # storm); detect finds them; report must explain each with the rule of its
 # fault ranked first (the knowledge base over evidence worked out from the
 # data), in every format, with the filters, and refuse bad input with a
-# clear message. The store input is covered by agent_live.sh.
+# clear message. Two incidents made into phases of one cascade by hand are
+# linked both ways in every format, named without a link when a filter
+# leaves one out. The store input is covered by agent_live.sh and
+# report_ro.sh.
 
 . "$SRC/tests/integration/lib.sh.inc"
 it_setup
@@ -115,6 +118,71 @@ import json
 for i in json.load(open("out.txt"))["incidents"]:
     assert i["severity"] == "critical", i["severity"]
 '
+
+# ---- phases of a cascade --------------------------------------------------
+
+# The second incident made a follow-on phase of the first by hand, as the
+# merger writes a cascade: "phase":2,"follows":1.
+sed '/^{"id":2,/s/"phase":1,"follows":null/"phase":2,"follows":1/' inc.json >casc.json
+check "casc.json: incident 2 follows incident 1" grep -q '^{"id":2,.*"phase":2,"follows":1,' casc.json
+sub1=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["incidents"][0]["subsystem"])' \
+	inc.json)
+sub2=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["incidents"][1]["subsystem"])' \
+	inc.json)
+run report --incidents casc.json --data D/test.csv
+expect_rc "report of a cascade" 0
+# the section of each incident: from its INCIDENT line to the next one
+awk '/^INCIDENT /{n=$2} n==1' out.txt >inc1.txt
+awk '/^INCIDENT /{n=$2} n==2' out.txt >inc2.txt
+check "text: incident 1 is followed by incident 2" \
+	grep -q "^  Followed by incident 2 ($sub2, [0-9].* after it began)\.\$" inc1.txt
+check "text: incident 2 is phase 2 of incident 1" \
+	grep -q "^  Follow-on phase 2 of incident 1 ($sub1)\.\$" inc2.txt
+check "text: under the chain" sh -c 'sed -n "/^Chain/,/^\$/p" inc2.txt | grep -q Follow-on'
+check "text: no phase line elsewhere" [ "$(grep -c 'Follow' out.txt)" -eq 2 ]
+run report --incidents casc.json --data D/test.csv --format markdown
+check "markdown: a link to incident 1 and its anchor" sh -c \
+	'grep -q "^Follow-on phase 2 of \[incident 1\](#incident-1) " out.txt &&
+	 grep -q "^<a id=\"incident-1\"></a>\$" out.txt'
+run report --incidents casc.json --data D/test.csv --format html
+check "html: links both ways between the cards" sh -c \
+	'grep -q "Followed by <a href=\"#incident-2\">incident 2</a>" out.txt &&
+	 grep -q "Follow-on phase 2 of <a href=\"#incident-1\">incident 1</a>" out.txt &&
+	 grep -q "id=\"incident-1\"" out.txt'
+run report --incidents casc.json --data D/test.csv --format json
+check "json: phase, follows and followed_by" "$PY" -c '
+import json
+r = {i["id"]: i for i in json.load(open("out.txt"))["incidents"]}
+assert (r[1]["phase"], r[1]["follows"], r[1]["followed_by"]) == (1, None, [2]), r[1]
+assert (r[2]["phase"], r[2]["follows"], r[2]["followed_by"]) == (2, 1, []), r[2]
+assert (r[3]["phase"], r[3]["follows"], r[3]["followed_by"]) == (1, None, []), r[3]
+'
+run report --incidents casc.json --data D/test.csv --incident 2 --format html
+check "--incident 2: incident 1 named, without a link" sh -c \
+	'grep -q "Follow-on phase 2 of incident 1 ($0)\.</p>" out.txt &&
+	 ! grep -q "#incident-1" out.txt' "$sub1"
+run report --incidents casc.json --data D/test.csv --incident 1 --format markdown
+check "--incident 1: incident 2 named, without a link" sh -c \
+	'grep -q "^Followed by incident 2 (" out.txt && ! grep -q "#incident-2" out.txt'
+# a file of an older reveal, without the fields: every incident a first one
+sed 's/,"phase":[0-9]*,"follows":[0-9a-z]*//' inc.json >old.json
+check "old.json has no phase" sh -c '! grep -q phase old.json'
+run report --incidents old.json --data D/test.csv --format json
+check "an older incidents file: phase 1, follows null" "$PY" -c '
+import json
+r = json.load(open("out.txt"))["incidents"]
+assert len(r) == 3 and all(i["phase"] == 1 and i["follows"] is None for i in r), r
+'
+sed '/^{"id":2,/s/"phase":1,/"phase":0,/' inc.json >badphase.json
+run report --incidents badphase.json --data D/test.csv
+expect_rc "a phase of 0" 2
+check "the error names file:line and the field" \
+	grep -q 'badphase.json:3: incident 2: "phase" must be' err.txt
+sed '/^{"id":2,/s/"follows":null/"follows":2/' inc.json >selfloop.json
+run report --incidents selfloop.json --data D/test.csv
+expect_rc "an incident that follows itself" 2
+check "the error names file:line and the field" \
+	grep -q 'selfloop.json:3: incident 2: "follows" must be' err.txt
 
 # ---- rules ------------------------------------------------------------------
 
