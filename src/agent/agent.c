@@ -186,6 +186,7 @@ static int size_for_channels(struct agent *a)
 		return -ENOMEM;
 	rv_incmerge_set_gate(a->mg, severity_score(a->cfg.detect.report_severity),
 			     a->cfg.detect.minor_min);
+	rv_incmerge_set_sustained(a->mg, a->cfg.detect.sustained_min);
 	a->learn_rows = (size_t)ceil(a->cfg.learn_s / step);
 	a->reservoir_rows = (size_t)ceil(a->cfg.reservoir_s / step);
 	cap = a->learn_rows > a->reservoir_rows ? a->learn_rows : a->reservoir_rows;
@@ -226,6 +227,8 @@ static void fill_incident(struct agent *a, const struct rv_incident *in, int ope
 	out->detectors = in->detectors;
 	snprintf(out->subsystem, sizeof(out->subsystem), "%s", rv_subsystem_name(in->subsystem));
 	rv_incident_rank_subsystems(in, out->subsystems, sizeof(out->subsystems));
+	out->phase = in->phase;
+	out->follows = in->follows;
 	snprintf(out->host, sizeof(out->host), "%s", a->host);
 	out->nsig = in->ntop < RV_STORE_SIG_MAX ? in->ntop : RV_STORE_SIG_MAX;
 	for (size_t i = 0; i < out->nsig; i++) {
@@ -376,6 +379,7 @@ static void score_window(struct agent *a, double ts)
 	a->windows_flagged += out.res.anomaly != 0;
 	a->blips = a->blips_base + rv_incmerge_dropped(a->mg);
 	a->last_fused = out.res.fused;
+	a->last_novelty = out.res.novelty;
 	a->last_anomaly = out.res.anomaly;
 	for (int d = 0; d < RV_DET_COUNT; d++) {
 		a->det_score[d] = out.res.score[d];
@@ -484,6 +488,8 @@ static void reload_config(struct agent *a)
 	RESTART_ONLY(detect, "detect");
 	RESTART_ONLY(http.listen, "http.listen");
 	RESTART_ONLY(http.max_connections, "http.max_connections");
+	RESTART_ONLY(http.per_client_connections, "http.per_client_connections");
+	RESTART_ONLY(http.idle_timeout_s, "http.idle_timeout");
 	RESTART_ONLY(store.path, "store.path");
 	RESTART_ONLY(record, "record");
 	RESTART_ONLY(state_dir, "state_dir");

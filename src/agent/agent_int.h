@@ -120,6 +120,7 @@ struct agent {
 	uint64_t samples, missed, windows_scored, windows_flagged, fits;
 	uint64_t blips, blips_base;   /* flagged stretches not reported (incident.h) */
 	double last_fused, fused_threshold;
+	double last_novelty;               /* the last window's novelty (pipeline/novelty.h) */
 	int last_anomaly;
 	double det_score[RV_DET_COUNT], det_threshold[RV_DET_COUNT];
 	int det_fired[RV_DET_COUNT];

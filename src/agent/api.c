@@ -109,6 +109,10 @@ static void metrics_page(struct agent *a, struct rv_promtext *p)
 		      a->last_fused);
 		gauge(p, "reveal_fused_threshold", "A fused score above this flags the window",
 		      a->fused_threshold);
+		gauge(p, "reveal_novelty_score",
+		      "Novelty of the last window: how many margins its most novel event count "
+		      "went past the largest of learning (above 1 flags the window; 0 when none)",
+		      a->last_novelty);
 		gauge(p, "reveal_anomaly", "1 when the last window was flagged", a->last_anomaly);
 		gauge(p, "reveal_window_score_seconds", "Time scoring the last window took",
 		      a->last_score_s);
@@ -117,7 +121,7 @@ static void metrics_page(struct agent *a, struct rv_promtext *p)
 	counter(p, "reveal_windows_flagged_total", "Windows flagged", (double)a->windows_flagged);
 	counter(p, "reveal_incident_blips_total",
 		"Flagged stretches too short or too weak to report as incidents "
-		"(detect.incident_min, report_severity, minor_min)",
+		"(detect.incident_min, report_severity, minor_min, sustained_min)",
 		(double)a->blips);
 	rv_prom_family(p, "reveal_incidents_open", "gauge", "Open incidents by subsystem");
 	for (int s = 0; s < RV_SUB_COUNT; s++) {
@@ -379,7 +383,8 @@ int agent_http_start(struct agent *a, struct rv_err *err)
 		{ "/", h_dashboard, a },
 	};
 	struct rv_http_limits lim = { .max_connections = a->cfg.http.max_connections,
-				      .timeout_s = RV_HTTP_DEF_TIMEOUT_S,
+				      .per_client = a->cfg.http.per_client_connections,
+				      .timeout_s = (unsigned)a->cfg.http.idle_timeout_s,
 				      .threads = 1 };
 	int rc;
 

@@ -118,6 +118,11 @@ static void incident_json(struct rv_sb *b, const struct rv_store_incident *in, c
 	rv_sb_printf(b, ",\"subsystem\":");
 	rv_sb_json_str(b, in->subsystem);
 	subsystems_json(b, in->subsystems);
+	rv_sb_printf(b, ",\"phase\":%u,\"follows\":", in->phase ? in->phase : 1);
+	if (in->follows)
+		rv_sb_printf(b, "%llu", (unsigned long long)in->follows);
+	else
+		rv_sb_printf(b, "null");
 	rv_sb_printf(b, ",\"cause\":");
 	if (in->cause[0]) {
 		rv_sb_printf(b, "{\"id\":");
@@ -181,7 +186,12 @@ void agent_report_incident(struct agent *a, const struct rv_store_incident *in, 
 			   const struct rv_store_details *det)
 {
 	if (strcmp(event, "update") != 0) {
-		if (in->open)
+		if (in->open && in->follows)
+			rv_warn("agent: incident %llu opened: %s, top %s (phase %u, follows incident "
+				"%llu)", (unsigned long long)in->id, in->subsystem,
+				in->nsig ? in->sig[0].name : "-", in->phase,
+				(unsigned long long)in->follows);
+		else if (in->open)
 			rv_warn("agent: incident %llu opened: %s, top %s", (unsigned long long)in->id,
 				in->subsystem, in->nsig ? in->sig[0].name : "-");
 		else

@@ -102,6 +102,10 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	{ "detect", "minor_min", K_UINT, FIELD(detect.minor_min), 0, 100000, 0, NULL,
 	  "Flagged windows an incident below report_severity needs to be "
 	  "reported (a sustained weak anomaly); 0 = never." },
+	{ "detect", "sustained_min", K_UINT, FIELD(detect.sustained_min), 0, 100000, 0, NULL,
+	  "An incident below report_severity is also reported after this many "
+	  "flagged windows when their excess over the threshold adds up to a "
+	  "major one's (a sustained moderate anomaly); 0 = off." },
 	{ "detect", "absorb", K_DUR, FIELD(detect.absorb_s), MINUTE / 6, 30 * DAY, K_ZERO_OK, NULL,
 	  "An incident still open after this long is a new normal: it is closed "
 	  "and the model refitted on the newest samples, flagged ones included; "
@@ -110,7 +114,19 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	  "Address to serve on, HOST:PORT ([::1]:9464 for IPv6); \"\" = no HTTP "
 	  "server." },
 	{ "http", "max_connections", K_UINT, FIELD(http.max_connections), 1, 1024, 0, NULL,
-	  "Connections served at the same time." },
+	  "Connections served at the same time; one more is closed at once (the "
+	  "client sees a reset), not queued." },
+	{ "http", "per_client_connections", K_UINT, FIELD(http.per_client_connections), 1, 1024,
+	  0, NULL,
+	  "Connections one client address may hold at once, at most "
+	  "max_connections; more are closed at once. Below max_connections, one "
+	  "client cannot take every slot (a browser opens up to 6, Prometheus 1 "
+	  "or 2)." },
+	{ "http", "idle_timeout", K_DUR, FIELD(http.idle_timeout_s), 1.0, HOUR, 0, NULL,
+	  "A connection that sends nothing for this long is closed; a request "
+	  "must also be complete and answered within twice this time of the "
+	  "connection opening or of the previous answer on it (a client "
+	  "trickling its headers). Whole seconds." },
 	{ "http", "raw_channels", K_BOOL, FIELD(http.raw_channels), 0, 0, 0, NULL,
 	  "Also export every channel's last value on /metrics." },
 	{ "store", "path", K_STR, FIELD(store.path), 0, 0, 0, NULL,
@@ -148,9 +164,12 @@ void rv_config_defaults(struct rv_config *c)
 	c->detect.incident_min = 2;
 	c->detect.report_severity = RV_CFG_SEV_MAJOR;
 	c->detect.minor_min = 8;
+	c->detect.sustained_min = 3;
 	c->detect.absorb_s = 15 * MINUTE;
 	snprintf(c->http.listen, sizeof(c->http.listen), "%s", "127.0.0.1:9464");
 	c->http.max_connections = 32;
+	c->http.per_client_connections = 8;
+	c->http.idle_timeout_s = 10.0;
 	snprintf(c->store.path, sizeof(c->store.path), "%s", "./reveal.db");
 	c->store.retention_s = 30 * DAY;
 	c->record.max_size_bytes = 1024 * 1024 * 1024;
@@ -533,6 +552,22 @@ static int longer(double a, double b)
 	return a > b * (1.0 + REL_SLACK);
 }
 
+/* libmicrohttpd counts whole seconds; one client is held to a share. */
+static int http_check(const struct rv_config *c, struct rv_err *err)
+{
+	char t[CFG_TEXT_MAX];
+
+	rv_cfg_fmt_duration(c->http.idle_timeout_s, t, sizeof(t));
+	if (c->http.idle_timeout_s != floor(c->http.idle_timeout_s))
+		return rv_err_set(err, -EINVAL, "http.idle_timeout (%s) is not a whole number of "
+				  "seconds", t);
+	if (c->http.per_client_connections > c->http.max_connections)
+		return rv_err_set(err, -EINVAL, "http.per_client_connections (%u) is above "
+				  "http.max_connections (%u): lower it too",
+				  c->http.per_client_connections, c->http.max_connections);
+	return 0;
+}
+
 static int cross_check(const struct rv_config *c, struct rv_err *err)
 {
 	const struct rv_cfg_span *w = &c->detect.window, *st = &c->detect.step;
@@ -563,7 +598,7 @@ static int cross_check(const struct rv_config *c, struct rv_err *err)
 	if (c->collect.rediscover_s != 0.0 && longer(c->interval_s, c->collect.rediscover_s))
 		return rv_err_set(err, -EINVAL, "collect.rediscover (%s) is shorter than interval "
 				  "(%s)", b, iv);
-	return 0;
+	return http_check(c, err);
 }
 
 int rv_config_check(const struct rv_config *c, struct rv_err *err)

@@ -78,11 +78,14 @@ struct rv_config {
 		unsigned incident_min;
 		enum rv_cfg_severity report_severity; /* reported at once from this one */
 		unsigned minor_min;    /* flagged windows a weaker one needs; 0 = never */
+		unsigned sustained_min; /* ... or with an excess worth a major one; 0 = off */
 		double absorb_s;       /* 0 = never */
 	} detect;
 	struct {
 		char listen[RV_CFG_STR_MAX];   /* HOST:PORT; "" = no HTTP server */
 		unsigned max_connections;
+		unsigned per_client_connections; /* <= max_connections */
+		double idle_timeout_s;         /* whole seconds */
 		bool raw_channels;
 	} http;
 	struct {

@@ -45,7 +45,8 @@ static const struct err_case err_cases[] = {
 	{ "foo: 1\n", { "t.yaml:1:1: unknown key 'foo' (known: interval, learn, refit, reservoir, "
 		      "state_dir, host, log_level, collect, detect, http, store, events, record)" } },
 	{ "http:\n  listen: ''\n  foo: 1\n",
-	  { "t.yaml:3:3: unknown key 'foo' in 'http' (known: listen, max_connections, raw_channels)" } },
+	  { "t.yaml:3:3: unknown key 'foo' in 'http' (known: listen, max_connections, "
+	      "per_client_connections, idle_timeout, raw_channels)" } },
 	{ "detect:\n  interval: 1s\n", { "t.yaml:2:3: unknown key 'interval' in 'detect'" } },
 	{ "listen: x\n", { "t.yaml:1:1: unknown key 'listen' (known:" } },
 	/* values out of range or of the wrong type */
@@ -53,6 +54,9 @@ static const struct err_case err_cases[] = {
 	{ "http:\n  max_connections: 1025\n", { "t.yaml:2:20:", "'1025' is not in 1..1024" } },
 	{ "http:\n  max_connections: -1\n", { "t.yaml:2:20:", "'-1' is not a whole number" } },
 	{ "http:\n  max_connections: 3.5\n", { "'3.5' is not a whole number" } },
+	{ "http:\n  idle_timeout: 2h\n", { "t.yaml:2:17: http.idle_timeout: '2h' is not in 1s..1h" } },
+	{ "http:\n  per_client_connections: x\n",
+	  { "t.yaml:2:27: http.per_client_connections: 'x' is not a whole number" } },
 	{ "interval: 5 parsecs\n",
 	  { "t.yaml:1:11: interval: '5 parsecs' is not a duration (like 100ms, 2s, 10m)" } },
 	{ "interval: 5ms\n", { "t.yaml:1:11: interval: '5ms' is not in 10ms..10s" } },
@@ -91,7 +95,7 @@ static const struct err_case err_cases[] = {
 	{ "interval:\n  a: 1\n", { "t.yaml:2:3: interval: expected a single value, not a mapping" } },
 	{ "interval: [1s]\n", { "t.yaml:1:11: interval: expected a single value, not a list" } },
 	{ "http: 5\n", { "t.yaml:1:7: http: expected a mapping of keys (listen, max_connections, "
-		       "raw_channels), not a single value" } },
+		       "per_client_connections, idle_timeout, raw_channels), not a single value" } },
 	{ "http: [a]\n", { "t.yaml:1:7: http: expected a mapping", "not a list" } },
 	{ "? [a]\n: b\n", { "t.yaml:1:3: a key must be a name, not a list" } },
 	/* duplicates */

@@ -41,8 +41,11 @@ static void test_defaults(void **state)
 	assert_int_equal(c.detect.incident_min, 2);
 	assert_int_equal(c.detect.report_severity, RV_CFG_SEV_MAJOR);
 	assert_int_equal(c.detect.minor_min, 8);
+	assert_int_equal(c.detect.sustained_min, 3);
 	assert_string_equal(c.http.listen, "127.0.0.1:9464");
 	assert_int_equal(c.http.max_connections, 32);
+	assert_int_equal(c.http.per_client_connections, 8);
+	assert_true(c.http.idle_timeout_s == 10.0);
 	assert_false(c.http.raw_channels);
 	assert_string_equal(c.store.path, "./reveal.db");
 	assert_true(c.store.retention_s == 30 * 86400.0);
@@ -81,8 +84,11 @@ static void test_full_file(void **state)
 	assert_int_equal(c.detect.incident_min, 1000);
 	assert_int_equal(c.detect.report_severity, RV_CFG_SEV_CRITICAL);
 	assert_int_equal(c.detect.minor_min, 0);
+	assert_int_equal(c.detect.sustained_min, 5);
 	assert_string_equal(c.http.listen, "[::1]:0");
 	assert_int_equal(c.http.max_connections, 1024);
+	assert_int_equal(c.http.per_client_connections, 1024);
+	assert_true(c.http.idle_timeout_s == 3600.0);
 	assert_true(c.http.raw_channels);
 	assert_string_equal(c.store.path, "");
 	assert_true(c.store.retention_s == 0.0);
@@ -236,7 +242,13 @@ static void test_set_errors(void **state)
 	rv_err_clear(&err);
 	assert_int_equal(rv_config_set(&c, "http.foo", "1", &err), -EINVAL);
 	assert_string_equal(err.msg, "unknown key 'http.foo' (known in 'http': listen, "
-			    "max_connections, raw_channels)");
+			    "max_connections, per_client_connections, idle_timeout, raw_channels)");
+	rv_err_clear(&err);
+	assert_int_equal(rv_config_set(&c, "http.per_client_connections", "0", &err), -EINVAL);
+	assert_string_equal(err.msg, "http.per_client_connections: '0' is not in 1..1024");
+	rv_err_clear(&err);
+	assert_int_equal(rv_config_set(&c, "http.idle_timeout", "500ms", &err), -EINVAL);
+	assert_string_equal(err.msg, "http.idle_timeout: '500ms' is not in 1s..1h");
 	rv_err_clear(&err);
 	assert_int_equal(rv_config_set(&c, "foo", "1", &err), -EINVAL);
 	expect_msg(&err, "unknown key 'foo' (known: interval, learn,", "foo");
@@ -249,7 +261,7 @@ static void test_set_errors(void **state)
 	rv_err_clear(&err);
 	assert_int_equal(rv_config_set(&c, "http", "1", &err), -EINVAL);
 	assert_string_equal(err.msg, "'http' is a section; name one of its keys (listen, "
-			    "max_connections, raw_channels)");
+			    "max_connections, per_client_connections, idle_timeout, raw_channels)");
 	rv_err_clear(&err);
 	assert_int_equal(rv_config_set(&c, "collect.exclude", "perf,,gpu", &err), -EINVAL);
 	assert_string_equal(err.msg, "collect.exclude: '' is not a source name (letters, digits, "
@@ -387,8 +399,9 @@ static void test_write_names_every_key(void **state)
 		"\n  root: \"\"\n", "\n  nvml: \"libnvidia-ml.so.1\"\n", "\n  exclude: []\n",
 		"\n  rediscover: 1m\n", "\ndetect:\n", "\n  window: 3s\n", "\n  step: 1s\n",
 		"\n  preset: default\n", "\n  incident_gap: 2\n", "\n  incident_min: 2\n", "\n  report_severity: major\n",
-		"\n  minor_min: 8\n", "\n  absorb: 15m\n",
+		"\n  minor_min: 8\n", "\n  sustained_min: 3\n", "\n  absorb: 15m\n",
 		"\nhttp:\n", "\n  listen: \"127.0.0.1:9464\"\n", "\n  max_connections: 32\n",
+		"\n  per_client_connections: 8\n", "\n  idle_timeout: 10s\n",
 		"\n  raw_channels: false\n", "\nstore:\n", "\n  path: \"./reveal.db\"\n",
 		"\n  retention: 30d\n", "\nevents:\n", "\nrecord:\n", "\n  max_size: 1GiB\n",
 		"\n  max_age: 1d\n", "# Sampling interval. Range: 10ms..10s.\n",
@@ -439,6 +452,12 @@ static void test_check(void **state)
 		    { "collect.rediscover", "5s" } },
 		  "collect.rediscover (5s) is shorter than interval (10s)" },
 		{ { { "collect.rediscover", "0" }, { "refit", "0" }, { "store.retention", "0" } }, NULL },
+		{ { { "http.max_connections", "4" } },
+		  "http.per_client_connections (8) is above http.max_connections (4): lower it too" },
+		{ { { "http.max_connections", "4" }, { "http.per_client_connections", "4" } }, NULL },
+		{ { { "http.idle_timeout", "1500ms" } },
+		  "http.idle_timeout (1500ms) is not a whole number of seconds" },
+		{ { { "http.idle_timeout", "2m" } }, NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

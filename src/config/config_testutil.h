@@ -44,6 +44,7 @@ static inline const char *cfg_diff(const struct rv_config *a, const struct rv_co
 	SAME_NUM(detect.step.value); SAME_NUM(detect.step.seconds);
 	SAME_NUM(detect.preset); SAME_NUM(detect.incident_gap); SAME_NUM(detect.incident_min);
 	SAME_STR(http.listen); SAME_NUM(http.max_connections); SAME_NUM(http.raw_channels);
+	SAME_NUM(http.per_client_connections); SAME_NUM(http.idle_timeout_s);
 	SAME_STR(store.path); SAME_NUM(store.retention_s);
 	SAME_STR(events.path);
 	SAME_STR(record.path); SAME_NUM(record.max_size_bytes); SAME_NUM(record.max_age_s);
@@ -139,7 +140,9 @@ static const char full_file[] =
 	"  incident_min: 1000\n"
 	"  report_severity: critical\n"
 	"  minor_min: 0\n"
-	"http: {listen: \"[::1]:0\", max_connections: 1024, raw_channels: true}\n"
+	"  sustained_min: 5\n"
+	"http: {listen: \"[::1]:0\", max_connections: 1024, per_client_connections: 1024,\n"
+	"       idle_timeout: 1h, raw_channels: true}\n"
 	"store:\n"
 	"  path: \"\"\n"
 	"  retention: 0\n"

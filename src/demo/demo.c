@@ -154,29 +154,54 @@ static void copy_str(char *dst, size_t n, const char *src)
 	snprintf(dst, n, "%s", src ? src : "");
 }
 
+static void track(struct demo *d, long id, int fault)
+{
+	if (d->ntracked < MAX_TRACKED) {
+		d->inc_id[d->ntracked] = id;
+		d->inc_fault[d->ntracked++] = fault;
+	}
+}
+
+/* The incident a follow-on phase follows (its "follows" id), 0: none. */
+static long follows_of(const struct rv_json *ev)
+{
+	int64_t id;
+
+	return rv_json_i64(rv_json_get(ev, "follows"), &id) == 0 && id > 0 ? (long)id : 0;
+}
+
 /*
  * An incident that opens while a fault is injected (or up to ATTRIBUTE_S
  * after it) belongs to that fault: the first one gives the time to detect,
- * and the fault's subsystem is that of its longest incident (on_close).
- * Any other incident is a false alarm.
+ * and the fault's subsystem is that of its longest incident (on_close). A
+ * follow-on phase belongs to the fault of the incident it follows and never
+ * takes its blame. Any other incident is a false alarm.
  */
 static void on_open(struct demo *d, long id, const struct rv_json *ev, double t)
 {
 	const char *sub = rv_json_str(rv_json_get(ev, "subsystem"), "?");
 	const char *top = rv_json_str(rv_json_get(rv_json_at(rv_json_get(ev, "top_metrics"), 0),
 						  "name"), "-");
+	long prev = follows_of(ev);
+	struct fault *pf = prev ? fault_of(d, prev) : NULL;
 
 	d->open++;
+	if (prev) {
+		if (pf)
+			track(d, id, (int)(pf - d->f));
+		say(d, ">>> incident %ld opened: a follow-on phase of incident %ld (subsystem %s, "
+		       "top signal %s)", id, prev, sub, top);
+		if (pf)
+			return;
+	}
 	for (int i = RV_DEMO_FAULTS; i-- > 0;) {
 		struct fault *f = &d->f[i];
 		struct rv_demo_fault_result *r = &d->res->fault[i];
 
 		if (f->t0 <= 0 || t < f->t0 || (f->t1 > 0 && t > f->t1 + ATTRIBUTE_S))
 			continue;
-		if (d->ntracked < MAX_TRACKED) {
-			d->inc_id[d->ntracked] = id;
-			d->inc_fault[d->ntracked++] = i;
-		}
+		track(d, id, i);
+		r->close_s = NAN;   /* until this one closes */
 		if (f->incident >= 0) {
 			say(d, ">>> incident %ld opened during fault %d (subsystem %s, top signal %s)",
 			    id, i + 1, sub, top);
@@ -190,6 +215,8 @@ static void on_open(struct demo *d, long id, const struct rv_json *ev, double t)
 		       "%s, top signal %s)", id, r->ttd_s, sub, top);
 		return;
 	}
+	if (prev)
+		return;   /* the false alarm it follows was counted */
 	d->res->other_incidents++;
 	say(d, ">>> incident %ld opened outside the faults (a false alarm): subsystem %s, "
 	       "top signal %s", id, sub, top);
@@ -203,9 +230,15 @@ static void on_close(struct demo *d, long id, const struct rv_json *ev)
 	const double conf = rv_json_num(rv_json_get(cause, "confidence"), 0.0);
 	const double dur = rv_json_num(rv_json_get(ev, "duration_s"), 0.0);
 	struct fault *f = fault_of(d, id);
+	int first_phase = follows_of(ev) == 0;
 
 	d->open -= d->open > 0;
-	if (f && dur >= f->best_dur) {
+	if (f && first_phase) {
+		double tc = f->t1 > 0 ? now_s() - f->t1 : 0;
+
+		d->res->fault[f - d->f].close_s = tc > 0 ? tc : 0;
+	}
+	if (f && first_phase && dur >= f->best_dur) {
 		struct rv_demo_fault_result *r = &d->res->fault[f - d->f];
 
 		f->best_dur = dur;
@@ -560,7 +593,11 @@ static void write_summary(struct demo *d)
 			rv_json_fput_str(f, r->subsystem);
 			fputs(",\"cause\":", f);
 			rv_json_fput_str(f, r->cause);
-			fprintf(f, ",\"confidence\":%.2f", r->confidence);
+			fprintf(f, ",\"confidence\":%.2f,\"close_s\":", r->confidence);
+			if (isfinite(r->close_s))
+				fprintf(f, "%.2f", r->close_s);
+			else
+				fputs("null", f);
 		}
 		fprintf(f, ",\"step_before_ms\":%.2f,\"step_during_ms\":%.2f,"
 			   "\"allreduce_before_ms\":%.2f,\"allreduce_during_ms\":%.2f}",
@@ -588,6 +625,11 @@ static void print_summary(struct demo *d)
 			if (strcmp(r->subsystem, r->expect) != 0)
 				fputs(r->expect, out);
 			fputs(")\n", out);
+			if (isfinite(r->close_s))
+				fprintf(out, "     its incident closed %.1f s after the fault ended\n",
+					r->close_s);
+			else
+				fputs("     its incident was still open at the end\n", out);
 			if (r->cause[0])
 				fprintf(out, "     likely cause: %s (confidence %.0f %%)\n", r->cause,
 					100.0 * r->confidence);

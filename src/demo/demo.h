@@ -32,6 +32,8 @@ struct rv_demo_fault_result {
 	char expect[16];         /* the subsystem it lives in */
 	int detected;
 	double ttd_s;            /* injection start to the incident's open event */
+	double close_s;          /* injection end to the close of its last first-phase
+				    incident (0: closed before the end; NaN: not closed) */
 	char subsystem[16];      /* the incident's first subsystem */
 	char cause[64];          /* likeliest cause id, "" = none */
 	double confidence;

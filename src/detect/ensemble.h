@@ -115,7 +115,19 @@ struct rv_ens_result {
 	unsigned flags;              /* RV_DET_BIT of detectors over threshold */
 	double fused;                /* mean ratio of enabled detectors */
 	int anomaly;                 /* after fusion */
+	/* Set by pipeline/ after the ensemble (pipeline/novelty.h), never by
+	 * rv_ens_*: the window's novelty (the largest ratio of a sparse event
+	 * count past its training maximum, 0 when none is past it), its
+	 * channel (RV_NOVEL_NONE when the novelty is 0), and novel = 1 when
+	 * the novelty exceeds 1: the novelty flagged the window, which then
+	 * has anomaly = 1 and fused raised, with or without the detectors. */
+	double novelty;
+	uint32_t novel_chan;
+	int novel;
 };
+
+/* rv_ens_result.novel_chan of a window without novelty. */
+#define RV_NOVEL_NONE UINT32_MAX
 
 /* Rows scored together by rv_ens_score_batch (bounds its scratch). */
 enum { RV_ENS_BATCH = 64 };

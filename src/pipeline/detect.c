@@ -39,6 +39,7 @@ void rv_detect_opts_paper(struct rv_detect_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->adf = RV_ADF_OFF;
 	o->events = 0;
+	o->novelty = 0;
 	o->ens.enabled = RV_DET_BIT(RV_DET_ZSCORE) | RV_DET_BIT(RV_DET_PCA) |
 			 RV_DET_BIT(RV_DET_IFOREST);
 	o->ens.quantile = 0.99;
@@ -62,6 +63,7 @@ void rv_detect_opts_default(struct rv_detect_opts *o)
 	rv_detect_opts_paper(o);
 	o->adf = RV_ADF_AUTO;
 	o->events = 1;
+	o->novelty = 1;
 	o->ens.enabled |= RV_DET_BIT(RV_DET_SPE);
 	o->ens.fusion = RV_FUSE_SCORE;
 	o->ens.zscore_top = 0.1;
@@ -81,6 +83,7 @@ void rv_model_free(struct rv_model *m)
 	free(m->names);
 	free(m->masks);
 	free(m->chan_mean);
+	rv_novelty_fini(&m->nov);
 	rv_ens_free(m->ens);
 	free(m);
 }
@@ -326,6 +329,8 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 	rc = resolve_windowing(o, m, train, err);
 	if (!rc)
 		rc = copy_channels(m, train, o);
+	if (!rc && o->novelty && o->events)
+		rc = rv_novelty_fit(&m->nov, m, train);
 	resolve_raw_positions(m, (o->ens.enabled & RV_DET_BIT(RV_DET_SPE)) != 0);
 	t0 = rv_clock_ns();
 	if (!rc)

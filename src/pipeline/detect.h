@@ -19,6 +19,7 @@
 #include "catalog/catalog.h"
 #include "detect/ensemble.h"
 #include "explain/incident.h"
+#include "pipeline/novelty.h"
 #include "record/table.h"
 
 /* A window or step length: in samples, or in seconds when `seconds` is set;
@@ -43,6 +44,7 @@ struct rv_detect_opts {
 	struct rv_span window, step;
 	enum rv_adf_mode adf;
 	int events;                  /* sum/max features for event channels */
+	int novelty;                 /* watch quiet event channels (novelty.h; with events) */
 	struct rv_ens_config ens;
 	size_t incident_gap;         /* unflagged windows bridged inside an incident */
 	size_t incident_min;         /* flagged windows an incident needs */
@@ -65,6 +67,7 @@ struct rv_model {
 	size_t train_windows;
 	double *chan_mean;           /* nchan training means (the baseline a report
 					compares with), NULL in version 1 model files */
+	struct rv_novelty nov;       /* watched event channels (n 0 in version 1, 2 files) */
 	struct rv_ensemble *ens;
 };
 
@@ -72,6 +75,7 @@ struct rv_model {
 struct rv_detect_stats {
 	size_t windows, flagged;
 	size_t det_flagged[RV_DET_COUNT];
+	size_t novel_flagged;        /* windows the novelty flagged (novelty.h) */
 	double read_s, features_s, fit_s, score_s;
 };
 
@@ -91,9 +95,10 @@ struct rv_sink {
 };
 
 /*
- * Fits a model on the training table (gaps already filled). Returns 0 and
- * *out (free with rv_model_free), or -EINVAL with err naming what is wrong
- * (too few rows for one window, nothing varies), -ENOMEM.
+ * Fits a model on the training table (gaps already filled), with the
+ * novelty statistic's thresholds (novelty.h) when o->novelty is set.
+ * Returns 0 and *out (free with rv_model_free), or -EINVAL with err naming
+ * what is wrong (too few rows for one window, nothing varies), -ENOMEM.
  */
 int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 		 struct rv_model **out, struct rv_detect_stats *st, struct rv_err *err);
@@ -117,14 +122,15 @@ int rv_model_align_table(const struct rv_model *m, struct rv_table **t, size_t *
 int rv_model_check_table(const struct rv_model *m, const struct rv_table *t, struct rv_err *err);
 
 /*
- * Scores every window of the test table, in order, pushing each into the
- * incident merger and handing it to sink (may be NULL) once the merger has
- * decided it: a window's `anomaly` is 1 exactly when it lies inside an
- * incident (bridged gaps included, blips below incident_min excluded), so
- * the per-window output and the incidents agree. rv_incmerge_finish is
- * called at the end. Windows are scored on `threads` threads (0 or 1: the
- * calling thread only); the output does not depend on the count.
- * Returns 0 or the first error of the sink, -ENOMEM.
+ * Scores every window of the test table, in order (the ensemble, then the
+ * novelty statistic of novelty.h, then the attribution, as rv_live_score
+ * does), pushing each into the incident merger and handing it to sink (may
+ * be NULL) once the merger has decided it: a window's `anomaly` is 1
+ * exactly when it lies inside an incident (bridged gaps included, blips
+ * below incident_min excluded), so the per-window output and the incidents
+ * agree. rv_incmerge_finish is called at the end. Windows are scored on
+ * `threads` threads (0 or 1: the calling thread only); the output does not
+ * depend on the count. Returns 0 or the first error of the sink, -ENOMEM.
  */
 int rv_model_run(const struct rv_model *m, const struct rv_table *test, const struct rv_sink *sink,
 		 struct rv_incmerge *merger, unsigned threads, struct rv_detect_stats *st,
@@ -136,8 +142,9 @@ void rv_model_raw_row(const struct rv_model *m, const struct rv_table *t, size_t
 		      float *out);
 
 /* Model file: "RVLMODEL", format version, payload length, payload, CRC-32C. */
-/* Version 2 added the channel means; version 1 files still load. */
-#define RV_MODEL_FORMAT_VERSION 2
+/* Version 2 added the channel means, version 3 the novelty thresholds;
+ * version 1 and 2 files still load (and score without novelty). */
+#define RV_MODEL_FORMAT_VERSION 3
 int rv_model_save(const struct rv_model *m, const char *path, struct rv_err *err);
 int rv_model_load(const char *path, struct rv_model **out, struct rv_err *err);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "features/window.h"
+#include "pipeline/novelty.h"
 #include "pipeline/rank.h"
 
 struct rv_live {
@@ -18,6 +19,7 @@ struct rv_live {
 	float *tbl;                      /* nchan x window, channel-major */
 	float *feat, *raw;
 	double *fscratch, *weight, *mean;
+	double *nratio;                  /* the novelty's per-channel ratios */
 	uint32_t *rank;
 	struct rv_ranked *rk;
 	uint8_t *chan_sub;
@@ -34,6 +36,7 @@ void rv_live_free(struct rv_live *l)
 	free(l->fscratch);
 	free(l->weight);
 	free(l->mean);
+	free(l->nratio);
 	free(l->rank);
 	free(l->rk);
 	free(l->chan_sub);
@@ -59,12 +62,13 @@ int rv_live_new(const struct rv_model *m, struct rv_live **out)
 			     sizeof(*l->fscratch));
 	l->weight = calloc(n, sizeof(*l->weight));
 	l->mean = calloc(n, sizeof(*l->mean));
+	l->nratio = calloc(m->nov.n ? m->nov.n : 1, sizeof(*l->nratio));
 	l->rank = calloc(n, sizeof(*l->rank));
 	l->rk = calloc(n, sizeof(*l->rk));
 	l->chan_sub = calloc(n, 1);
 	l->scratch = rv_ens_scratch_new(m->ens);
 	if (!l->tbl || !l->feat || !l->raw || !l->fscratch || !l->weight || !l->mean ||
-	    !l->rank || !l->rk || !l->chan_sub || !l->scratch) {
+	    !l->nratio || !l->rank || !l->rk || !l->chan_sub || !l->scratch) {
 		rv_live_free(l);
 		return -ENOMEM;
 	}
@@ -94,7 +98,10 @@ void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_o
 		struct rv_table t = { .nrows = w, .ncols = m->nchan, .values = l->tbl };
 		rv_model_raw_row(m, &t, w - 1, l->raw);
 	}
-	rv_ens_score(m->ens, l->feat, l->nraw ? l->raw : NULL, l->scratch, &out->res, l->weight);
+	rv_ens_score(m->ens, l->feat, l->nraw ? l->raw : NULL, l->scratch, &out->res, NULL);
+	rv_novelty_score(m, l->tbl, w, 0, &out->res, l->nratio);
+	rv_ens_explain(m->ens, l->feat, l->nraw ? l->raw : NULL, l->scratch, &out->res, l->weight);
+	rv_novelty_attribute(m, l->nratio, &out->res, l->weight);
 	out->flagged = out->res.anomaly || out->res.flags;
 	out->weight = l->weight;
 	out->rank = l->rank;

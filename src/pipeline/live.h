@@ -4,9 +4,11 @@
  * The offline path (rv_model_run) scores a whole table in parallel blocks;
  * the agent has one new window per step and wants its verdict at once. This
  * is the same chain for a single window: the window's rows -> features
- * (features/window.h) -> the ensemble (rv_ens_score, with attribution) ->
- * channels ranked. It computes what rv_model_run computes for the same rows
- * (up to the last float bits: sgemv here, sgemm in batches).
+ * (features/window.h) -> the ensemble (rv_ens_score) -> the novelty of its
+ * sparse event counts (novelty.h: may flag the window and raise its fused
+ * score) -> attribution -> channels ranked. It computes what rv_model_run
+ * computes for the same rows (up to the last float bits: sgemv here, sgemm
+ * in batches; the novelty is the same sum either way).
  *
  * All memory is taken at rv_live_new; rv_live_score allocates nothing. Not
  * thread safe: one rv_live per scoring thread. The model is borrowed and
@@ -25,8 +27,8 @@ struct rv_live;
 /* Everything about the last scored window; pointers owned by the scorer,
  * valid until the next rv_live_score. */
 struct rv_live_out {
-	struct rv_ens_result res;
-	int flagged;                 /* a detector or the fusion fired */
+	struct rv_ens_result res;    /* with the novelty (res.novelty, novel_chan, novel) */
+	int flagged;                 /* a detector, the fusion or the novelty fired */
 	const double *weight;        /* nchan attribution weights (zeros when not flagged) */
 	const uint32_t *rank;        /* nchan channels, most responsible first, when flagged */
 	size_t nrank;                /* nchan when flagged, else 0 */

@@ -5,12 +5,17 @@
  *   8 bytes  magic "RVLMODEL"
  *   u32      format version (RV_MODEL_FORMAT_VERSION)
  *   u64      payload length
- *   payload  channels, windowing, feature masks, detector ensemble
+ *   payload  channels and feature masks, windowing, training windows,
+ *            channel means (version 2), novelty section (version 3),
+ *            detector ensemble
  *   u32      CRC-32C of the payload
+ * The novelty section (pipeline/novelty.h): u64 n, then per watched
+ * channel u32 channel index (ascending), f64 T_c, f64 M_c.
  * Saving writes a temporary file beside the target and renames it over the
  * target, so a crash never leaves half a model under the real name.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +49,12 @@ static void save_payload(const struct rv_model *m, struct rv_wbuf *b)
 	rv_wbuf_u32(b, m->chan_mean != NULL);
 	for (size_t c = 0; m->chan_mean && c < m->nchan; c++)
 		rv_wbuf_f64(b, m->chan_mean[c]);
+	rv_wbuf_u64(b, m->nov.n);
+	for (size_t i = 0; i < m->nov.n; i++) {
+		rv_wbuf_u32(b, m->nov.chan[i]);
+		rv_wbuf_f64(b, m->nov.thr[i]);
+		rv_wbuf_f64(b, m->nov.margin[i]);
+	}
 	rv_ens_save(m->ens, b);
 }
 
@@ -138,6 +149,53 @@ static int load_means(struct rv_model *m, struct rv_rbuf *b)
 	return b->bad ? -EINVAL : 0;
 }
 
+/* One watched channel of the novelty section: an index past the previous
+ * one, a finite count T >= 0 and a finite margin M > 0. */
+static int load_novel_chan(struct rv_model *m, struct rv_rbuf *b, size_t i, struct rv_err *err)
+{
+	struct rv_novelty *nv = &m->nov;
+	uint32_t c = rv_rbuf_u32(b);
+	double thr = rv_rbuf_f64(b), margin = rv_rbuf_f64(b);
+
+	if (b->bad)
+		return rv_err_set(err, -EINVAL, "truncated novelty section");
+	if (c >= m->nchan || (i > 0 && c <= nv->chan[i - 1]))
+		return rv_err_set(err, -EINVAL,
+				  "novelty entry %zu: channel index %u out of order or past %zu "
+				  "channels", i, c, m->nchan);
+	if (!isfinite(thr) || thr < 0.0 || !isfinite(margin) || margin <= 0.0)
+		return rv_err_set(err, -EINVAL,
+				  "novelty entry %zu (channel %s): invalid threshold %g or margin %g",
+				  i, m->names[c], thr, margin);
+	nv->chan[i] = c;
+	nv->thr[i] = thr;
+	nv->margin[i] = margin;
+	nv->n = i + 1;
+	return 0;
+}
+
+/* Version 3: the novelty section (novelty.h). */
+static int load_novelty(struct rv_model *m, struct rv_rbuf *b, struct rv_err *err)
+{
+	struct rv_novelty *nv = &m->nov;
+	uint64_t n = rv_rbuf_u64(b);
+	int rc = 0;
+
+	if (b->bad || n > m->nchan || !rv_rbuf_has(b, n, 4 + 8 + 8))
+		return rv_err_set(err, -EINVAL, "invalid novelty section (%llu channels of %zu)",
+				  (unsigned long long)n, m->nchan);
+	if (!n)
+		return 0;
+	nv->chan = malloc(n * sizeof(*nv->chan));
+	nv->thr = malloc(n * sizeof(*nv->thr));
+	nv->margin = malloc(n * sizeof(*nv->margin));
+	if (!nv->chan || !nv->thr || !nv->margin)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = load_novel_chan(m, b, i, err);
+	return rc;
+}
+
 static int load_payload(struct rv_model *m, struct rv_rbuf *b, uint32_t version,
 			struct rv_err *err)
 {
@@ -157,6 +215,8 @@ static int load_payload(struct rv_model *m, struct rv_rbuf *b, uint32_t version,
 	m->train_windows = rv_rbuf_u64(b);
 	if (version >= 2 && (rc = load_means(m, b)) != 0)
 		return rv_err_set(err, rc, "invalid channel means");
+	if (version >= 3 && (rc = load_novelty(m, b, err)) != 0)
+		return rc;
 	rc = rv_ens_load(b, &m->ens, err);
 	if (rc)
 		return rc;

@@ -2,11 +2,12 @@
  * run.c - scoring a test table with a fitted model (rv_model_run).
  *
  * Windows are scored in blocks: inside a block every window is independent
- * (features -> ensemble score -> attribution -> ranking), so the block is
- * split over the cores; then the block's windows go, in order, through the
- * incident merger and the delay line to the sink. Buffers are sized once per
- * run (a block of RUN_BLOCK windows), so memory does not grow with the
- * length of the input, and the output is the same for any thread count.
+ * (features -> ensemble score -> novelty -> attribution -> ranking), so the
+ * block is split over the cores; then the block's windows go, in order,
+ * through the incident merger and the delay line to the sink. Buffers are
+ * sized once per run (a block of RUN_BLOCK windows), so memory does not grow
+ * with the length of the input, and the output is the same for any thread
+ * count.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,8 +18,9 @@
 #include "base/parallel.h"
 #include "features/window.h"
 #include "pipeline/delay.h"
-#include "pipeline/rank.h"
 #include "pipeline/detect.h"
+#include "pipeline/novelty.h"
+#include "pipeline/rank.h"
 
 /* Windows per block: a multiple of RV_ENS_BATCH. */
 enum { RUN_BLOCK = 16 * RV_ENS_BATCH };
@@ -29,6 +31,7 @@ struct worker {
 	float *feat;                     /* RV_ENS_BATCH feature rows */
 	double *fscratch;                /* for rv_featmat_rows */
 	float *raw;
+	double *nratio;                  /* the novelty's per-channel ratios */
 	struct rv_ranked *rk;
 	struct rv_ens_scratch *scratch;
 };
@@ -92,9 +95,12 @@ static int score_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 		for (size_t i = i0; i < i0 + n; i++) {
 			double *weight = r->weight + i * m->nchan;
 
+			rv_novelty_score(m, b->test->values, b->test->nrows,
+					 (r->first + i) * m->step, &r->res[i], wk->nratio);
 			rv_ens_explain_batch_row(m->ens, wk->feat + (i - i0) * b->nfeat,
 						 wk->raw + (i - i0) * nraw, wk->scratch, i - i0,
 						 &r->res[i], weight);
+			rv_novelty_attribute(m, wk->nratio, &r->res[i], weight);
 			if (r->res[i].anomaly || r->res[i].flags)
 				r->subsystem[i] = rv_rank_channels(m->nchan, b->chan_sub, weight,
 								   wk->rk, r->rank + i * m->nchan);
@@ -126,6 +132,7 @@ static void block_free(struct block *b)
 		free(b->w[t].feat);
 		free(b->w[t].fscratch);
 		free(b->w[t].raw);
+		free(b->w[t].nratio);
 		free(b->w[t].rk);
 		rv_ens_scratch_free(b->w[t].scratch);
 	}
@@ -157,9 +164,10 @@ static int block_alloc(struct block *b, const struct rv_model *m, unsigned threa
 		if (!b->w[t].feat || !b->w[t].fscratch)
 			return -ENOMEM;
 		b->w[t].raw = malloc(RV_ENS_BATCH * (nraw ? nraw : 1) * sizeof(float));
+		b->w[t].nratio = malloc((m->nov.n ? m->nov.n : 1) * sizeof(double));
 		b->w[t].rk = malloc(m->nchan * sizeof(struct rv_ranked));
 		b->w[t].scratch = rv_ens_scratch_new(m->ens);
-		if (!b->w[t].raw || !b->w[t].rk || !b->w[t].scratch)
+		if (!b->w[t].raw || !b->w[t].nratio || !b->w[t].rk || !b->w[t].scratch)
 			return -ENOMEM;
 	}
 	return 0;
@@ -170,6 +178,7 @@ static void count_window(struct rv_detect_stats *st, const struct rv_ens_result 
 	if (!st)
 		return;
 	st->windows++;
+	st->novel_flagged += res->novel != 0;
 	for (int d = 0; d < RV_DET_COUNT; d++)
 		st->det_flagged[d] += (res->flags >> d) & 1u;
 }

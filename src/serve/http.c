@@ -9,6 +9,17 @@
  * handler (headers only), so no body is ever read; the others are answered
  * on the second call, once the request is complete, which lets
  * libmicrohttpd keep the connection alive.
+ *
+ * Connection limits. libmicrohttpd stops accepting at its connection
+ * limit, which left further connections (a scrape among them) queued in
+ * the kernel behind idle ones. Its limit is now above max_connections and
+ * our accept policy refuses (accept, close) past max_connections, as its
+ * per-IP limit does past per_client. Its idle timeout counts from the last
+ * byte, so a header trickled a byte at a time never reaches it: our reaper
+ * thread shutdown()s a connection whose request misses its deadline, and
+ * libmicrohttpd, seeing end of file, closes it. The reaper holds the lock
+ * that the "closed" notification takes, which libmicrohttpd sends before
+ * it closes the descriptor: a reused descriptor number is never shut.
  */
 #include "serve/http.h"
 
@@ -17,6 +28,8 @@
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -24,8 +37,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/strparse.h"
 
@@ -40,6 +55,15 @@ enum {
 	HTTP_STATUS_ERROR = 400,           /* this and above count as errors */
 };
 
+#define HTTP_NS_PER_S 1000000000ull
+#define HTTP_NO_DEADLINE UINT64_MAX
+
+/* An open connection, for the request deadline; fd -1: a free slot. */
+struct conn_slot {
+	int fd;
+	rv_ns deadline;   /* HTTP_NO_DEADLINE once shut */
+};
+
 #define HTTP_TEXT "text/plain; charset=utf-8"
 #define HTTP_LISTEN_FORMS "expected HOST:PORT, [IPV6]:PORT or :PORT"
 
@@ -49,6 +73,16 @@ struct rv_http {
 	size_t nroutes;
 	int port;
 	atomic_uint_fast64_t requests, errors;
+
+	/* Open connections; all below under mu. */
+	pthread_mutex_t mu;
+	pthread_cond_t wake;          /* the reaper: stop, or an earlier deadline */
+	pthread_t reaper;
+	int stopping;
+	struct conn_slot *slots;      /* libmicrohttpd's limit of them */
+	unsigned nslots, open, max_open;
+	rv_ns request_ns;             /* deadline of a request */
+	rv_ns reaper_wakes;           /* HTTP_NO_DEADLINE: sleeps until woken */
 };
 
 /* A parsed listen address. */
@@ -390,6 +424,186 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	rv_debug("http: %s", msg);
 }
 
+/* ---- connections ------------------------------------------------------- */
+
+/* Accept policy: while max_open connections are open, refuses one more
+ * (libmicrohttpd closes it at once) instead of leaving it queued. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	struct rv_http *h = cls;
+	unsigned open;
+
+	(void)addr;
+	(void)len;
+	pthread_mutex_lock(&h->mu);
+	open = h->open;
+	pthread_mutex_unlock(&h->mu);
+	if (open < h->max_open)
+		return MHD_YES;
+	rv_debug("http: %u connections open, the limit: refusing a new one", open);
+	return MHD_NO;
+}
+
+/* A new connection: a slot with its first request deadline. */
+static void track(struct rv_http *h, struct MHD_Connection *conn, void **socket_ctx)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	rv_ns deadline = rv_clock_ns() + h->request_ns;
+
+	*socket_ctx = NULL;
+	pthread_mutex_lock(&h->mu);
+	for (unsigned i = 0; ci && i < h->nslots; i++) {
+		struct conn_slot *s = &h->slots[i];
+
+		if (s->fd >= 0)
+			continue;
+		s->fd = ci->connect_fd;
+		s->deadline = deadline;
+		*socket_ctx = s;
+		h->open++;
+		if (deadline < h->reaper_wakes)
+			pthread_cond_signal(&h->wake);
+		break;
+	}
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* Opened, or closed (sent before libmicrohttpd closes the descriptor). */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct rv_http *h = cls;
+	struct conn_slot *s = *socket_ctx;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		track(h, conn, socket_ctx);
+		return;
+	}
+	if (!s)
+		return;
+	pthread_mutex_lock(&h->mu);
+	s->fd = -1;
+	h->open--;
+	pthread_mutex_unlock(&h->mu);
+	*socket_ctx = NULL;
+}
+
+/* A request answered (or abandoned): the next one on the same connection
+ * gets a deadline of its own. */
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct rv_http *h = cls;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn_slot *s = ci ? ci->socket_context : NULL;
+
+	(void)con_cls;
+	(void)toe;
+	if (!s)
+		return;
+	pthread_mutex_lock(&h->mu);
+	if (s->deadline != HTTP_NO_DEADLINE)
+		s->deadline = rv_clock_ns() + h->request_ns;
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* Shuts the connections past their deadline (under mu); returns the
+ * earliest deadline left. */
+static rv_ns reap(struct rv_http *h, rv_ns now)
+{
+	rv_ns next = HTTP_NO_DEADLINE;
+
+	for (unsigned i = 0; i < h->nslots; i++) {
+		struct conn_slot *s = &h->slots[i];
+
+		if (s->fd < 0 || s->deadline == HTTP_NO_DEADLINE)
+			continue;
+		if (s->deadline > now) {
+			next = s->deadline < next ? s->deadline : next;
+			continue;
+		}
+		rv_debug("http: a request not answered within %llu s of its connection's "
+			 "previous answer or start: closing the connection",
+			 (unsigned long long)(h->request_ns / HTTP_NS_PER_S));
+		if (shutdown(s->fd, SHUT_RDWR) < 0)
+			rv_debug("http: shutdown: %s", rv_strerror(-errno));
+		s->deadline = HTTP_NO_DEADLINE;
+	}
+	return next;
+}
+
+static void *reaper_main(void *arg)
+{
+	struct rv_http *h = arg;
+
+	pthread_mutex_lock(&h->mu);
+	while (!h->stopping) {
+		struct timespec ts;
+
+		h->reaper_wakes = reap(h, rv_clock_ns());
+		if (h->reaper_wakes == HTTP_NO_DEADLINE) {
+			pthread_cond_wait(&h->wake, &h->mu);
+			continue;
+		}
+		ts.tv_sec = (time_t)(h->reaper_wakes / HTTP_NS_PER_S);
+		ts.tv_nsec = (long)(h->reaper_wakes % HTTP_NS_PER_S);
+		pthread_cond_timedwait(&h->wake, &h->mu, &ts);   /* CLOCK_MONOTONIC */
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
+}
+
+/* The connection table (a slot for each connection libmicrohttpd may
+ * hold), the lock, the reaper and its condition (on CLOCK_MONOTONIC, as
+ * rv_clock_ns). Returns 0 or a negative errno with err set. */
+static int conns_init(struct rv_http *h, const struct rv_http_limits *lim, struct rv_err *err)
+{
+	pthread_condattr_t ca;
+	int rc;
+
+	h->max_open = lim->max_connections;
+	/* a pool thread may accept between another's check and its count */
+	h->nslots = lim->max_connections + lim->threads;
+	h->request_ns = (rv_ns)lim->timeout_s * RV_HTTP_REQUEST_TIMEOUTS * HTTP_NS_PER_S;
+	h->reaper_wakes = HTTP_NO_DEADLINE;
+	h->slots = malloc(h->nslots * sizeof(*h->slots));
+	if (!h->slots)
+		return rv_err_set(err, -ENOMEM, "http server: out of memory");
+	for (unsigned i = 0; i < h->nslots; i++)
+		h->slots[i].fd = -1;
+	h->mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	rc = -pthread_condattr_init(&ca);
+	if (rc == 0) {
+		rc = -pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		if (rc == 0)
+			rc = -pthread_cond_init(&h->wake, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	if (rc == 0 && (rc = -pthread_create(&h->reaper, NULL, reaper_main, h)) < 0)
+		pthread_cond_destroy(&h->wake);
+	if (rc < 0) {
+		free(h->slots);
+		return rv_err_set(err, rc, "http server: cannot start its deadline thread: %s",
+				  rv_strerror(rc));
+	}
+	return 0;
+}
+
+/* After libmicrohttpd has stopped: ends the reaper, frees the table. */
+static void conns_fini(struct rv_http *h)
+{
+	pthread_mutex_lock(&h->mu);
+	h->stopping = 1;
+	pthread_cond_signal(&h->wake);
+	pthread_mutex_unlock(&h->mu);
+	pthread_join(h->reaper, NULL);
+	pthread_cond_destroy(&h->wake);
+	pthread_mutex_destroy(&h->mu);
+	free(h->slots);
+}
+
 /* ---- start and stop ---------------------------------------------------- */
 
 /* Limits with defaults filled in, checked against their ranges. */
@@ -419,6 +633,12 @@ static int resolve_limits(const struct rv_http_limits *in, struct rv_http_limits
 	if (out->max_connections < out->threads)
 		return rv_err_set(err, -EINVAL, "http max_connections %u is below threads %u",
 				  out->max_connections, out->threads);
+	if (out->per_client == 0)
+		out->per_client = out->max_connections < RV_HTTP_DEF_PER_CLIENT ?
+				  out->max_connections : RV_HTTP_DEF_PER_CLIENT;
+	if (out->per_client > out->max_connections)
+		return rv_err_set(err, -EINVAL, "http per_client %u is above max_connections %u",
+				  out->per_client, out->max_connections);
 	return 0;
 }
 
@@ -456,9 +676,12 @@ static int start_daemon(struct rv_http *h, int fd, const struct rv_http_limits *
 			  MHD_USE_EPOLL : MHD_USE_POLL);
 	/* libmicrohttpd gets a duplicate: on success it owns (and closes) it. */
 	int mfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	/* CONNECTION_LIMIT: above max_connections (on_accept enforces that),
+	 * so that libmicrohttpd never stops accepting. */
 	struct MHD_OptionItem opts[] = {
 		{ MHD_OPTION_LISTEN_SOCKET, mfd, NULL },
-		{ MHD_OPTION_CONNECTION_LIMIT, lim->max_connections, NULL },
+		{ MHD_OPTION_CONNECTION_LIMIT, h->nslots, NULL },
+		{ MHD_OPTION_PER_IP_CONNECTION_LIMIT, lim->per_client, NULL },
 		{ MHD_OPTION_CONNECTION_TIMEOUT, lim->timeout_s, NULL },
 		{ MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTP_CONN_MEMORY, NULL },
 		{ MHD_OPTION_THREAD_POOL_SIZE, lim->threads, NULL },
@@ -468,8 +691,10 @@ static int start_daemon(struct rv_http *h, int fd, const struct rv_http_limits *
 	if (mfd < 0)
 		return rv_err_set(err, -errno, "cannot listen on %s: %s", listen,
 				  rv_strerror(errno));
-	h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
+	h->daemon = MHD_start_daemon(flags, 0, on_accept, h, on_request, h,
 				     MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+				     MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 				     MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	if (!h->daemon) {
 		close_dup(mfd, fd);
@@ -478,6 +703,28 @@ static int start_daemon(struct rv_http *h, int fd, const struct rv_http_limits *
 				  lim->max_connections);
 	}
 	return 0;
+}
+
+/* The reaper and libmicrohttpd's threads, started with the signals sent
+ * to the process blocked: those go to the caller's threads, whose sleeps
+ * they are meant to cut short. Faults (SIGSEGV, ...) stay with the thread
+ * that causes them. */
+static int start_threads(struct rv_http *h, int fd, const struct rv_http_limits *lim,
+			 const char *listen, struct rv_err *err)
+{
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS };
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		sigdelset(&all, faults[i]);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = conns_init(h, lim, err);
+	if (rc == 0 && (rc = start_daemon(h, fd, lim, listen, err)) < 0)
+		conns_fini(h);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 int rv_http_start(const char *listen, const struct rv_http_route *routes, size_t nroutes,
@@ -505,7 +752,7 @@ int rv_http_start(const char *listen, const struct rv_http_route *routes, size_t
 	rc = fd < 0 ? fd : bound_port(fd);
 	if (rc >= 0) {
 		h->port = rc;
-		rc = start_daemon(h, fd, &l, listen, err);
+		rc = start_threads(h, fd, &l, listen, err);
 	} else if (fd >= 0) {
 		rv_err_set(err, rc, "cannot listen on %s: %s", listen, rv_strerror(rc));
 	}
@@ -541,6 +788,7 @@ void rv_http_stop(struct rv_http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->daemon);
+	conns_fini(h);
 	free(h->routes);
 	free(h);
 }

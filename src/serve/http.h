@@ -6,12 +6,29 @@
  * handler that fills a response. It answers GET and HEAD only (others: 405
  * with "Allow: GET, HEAD"), refuses requests that carry a body (413),
  * answers unknown paths with 404 and a failing handler with 500, and marks
- * every response "Cache-Control: no-store". Connections, their idle time
- * and the request header size are bounded; a connection beyond the limit
- * waits in the kernel's accept queue until one closes.
+ * every response "Cache-Control: no-store".
+ *
+ * Connections are bounded so that a scrape gets through while other
+ * clients hold connections open (see rv_http_limits):
+ *  - at most max_connections open; one more is accepted and closed at
+ *    once (the client sees a reset), never left waiting in the kernel's
+ *    accept queue behind idle connections;
+ *  - at most per_client open from one client address (the rest are closed
+ *    the same way), so one client cannot take every slot;
+ *  - a connection that sends nothing for timeout_s is closed (idle time,
+ *    counted from the last byte received or sent);
+ *  - a request must be complete and answered within 2 x timeout_s of the
+ *    connection opening or of the previous answer on it, else the
+ *    connection is shut: a client that trickles its headers a byte at a
+ *    time holds its slot for that long at most (the idle time alone would
+ *    let it hold it for hours);
+ *  - request headers are bounded in size (32 KiB per connection).
  *
  * Threads: libmicrohttpd runs its own polling thread(s) (epoll where
- * available, else poll), a pool of rv_http_limits.threads. Handlers are
+ * available, else poll), a pool of rv_http_limits.threads; one more thread
+ * of ours enforces the request deadline (it sleeps while no connection is
+ * open). These threads start with the process's signals blocked, so that
+ * signals reach the caller's threads. Handlers are
  * called from those threads, several at once when threads > 1, and never
  * from the thread that called rv_http_start: handlers must be thread safe
  * (the agent takes its mutex around the data they read).
@@ -33,8 +50,12 @@ struct rv_http;
 enum {
 	RV_HTTP_DEF_CONNECTIONS = 32,   /* concurrent connections */
 	RV_HTTP_MAX_CONNECTIONS = 1024,
+	/* Per client address: a browser opens up to 6 connections to a host,
+	 * Prometheus 1 (2 while a slow scrape overlaps the next). */
+	RV_HTTP_DEF_PER_CLIENT = 8,
 	RV_HTTP_DEF_TIMEOUT_S = 10,     /* idle time before a connection is closed */
 	RV_HTTP_MAX_TIMEOUT_S = 3600,
+	RV_HTTP_REQUEST_TIMEOUTS = 2,   /* request deadline, in idle timeouts */
 	RV_HTTP_DEF_THREADS = 1,
 	RV_HTTP_MAX_THREADS = 4,
 };
@@ -42,7 +63,12 @@ enum {
 /* Server limits; a zero field takes its default (NULL limits: all). */
 struct rv_http_limits {
 	unsigned max_connections;   /* 1..RV_HTTP_MAX_CONNECTIONS, >= threads */
-	unsigned timeout_s;         /* 1..RV_HTTP_MAX_TIMEOUT_S, per connection */
+	unsigned per_client;        /* 1..max_connections, per client address;
+				     * 0: RV_HTTP_DEF_PER_CLIENT, at most
+				     * max_connections */
+	unsigned timeout_s;         /* 1..RV_HTTP_MAX_TIMEOUT_S: idle time; the
+				     * request deadline is RV_HTTP_REQUEST_TIMEOUTS
+				     * times this */
 	unsigned threads;           /* 1..RV_HTTP_MAX_THREADS */
 };
 
@@ -113,7 +139,8 @@ int rv_http_listen_check(const char *listen, struct rv_err *err);
  * the running server. Errors: -EINVAL (bad address, limits or routes),
  * a bind or listen failure as its errno (-EADDRINUSE, -EACCES,
  * -EADDRNOTAVAIL, ...) with a message naming the address and the reason,
- * -ENOMEM, or -EIO when libmicrohttpd does not start.
+ * -ENOMEM, -EAGAIN when the deadline thread cannot be started, or -EIO
+ * when libmicrohttpd does not start.
  */
 int rv_http_start(const char *listen, const struct rv_http_route *routes, size_t nroutes,
 		  const struct rv_http_limits *lim, struct rv_http **out, struct rv_err *err);

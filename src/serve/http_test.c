@@ -3,11 +3,15 @@
  * socket client: GET and HEAD of a route, 405 with Allow for other methods,
  * 404, 500 from a failing handler, 413 for a request body, query lookup,
  * response headers, counters, a second server on a taken port, bad listen
- * strings and limits, the idle timeout and the connection limit.
+ * strings and limits, the idle timeout and the connection limits: many
+ * idle connections of one client (127.0.0.1) do not keep another
+ * (127.0.0.2) from an answer, a full server refuses at once, a client
+ * trickling its headers is cut off at the request deadline.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,7 +29,7 @@
 
 #include "serve/http.h"
 
-enum { REPLY_MAX = 16384, CLIENT_TIMEOUT_S = 5 };
+enum { REPLY_MAX = 16384, CLIENT_TIMEOUT_S = 5, N_IDLE = 100, TRICKLE_MS = 250 };
 
 #define METRICS_BODY "# TYPE reveal_up gauge\nreveal_up 1\n"
 #define PROM_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -121,6 +125,34 @@ static int connect_to(int family, int port)
 	return fd;
 }
 
+/* An IPv4 connection from source address src (any of 127/8 is this host). */
+static int connect_from(const char *src, int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct timeval tv = { .tv_sec = CLIENT_TIMEOUT_S };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(inet_pton(AF_INET, src, &a.sin_addr), 1);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
+	a.sin_port = htons((uint16_t)port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* 1 when the server has closed fd (end of file or reset) within wait_ms. */
+static int closed_by_server(int fd, int wait_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
+	char c;
+
+	if (poll(&p, 1, wait_ms) <= 0)
+		return 0;
+	return recv(fd, &c, 1, MSG_DONTWAIT) <= 0;
+}
+
 static void send_all(int fd, const char *s)
 {
 	size_t n = strlen(s);
@@ -161,6 +193,19 @@ static void request_on(int family, int port, const char *req, struct reply *r)
 {
 	int fd = connect_to(family, port);
 
+	send_all(fd, req);
+	read_reply(fd, r);
+	close(fd);
+}
+
+/* GET path with "Connection: close" from source address src. */
+static void get_from(const char *src, int port, const char *path, struct reply *r)
+{
+	char req[256];
+	int fd = connect_from(src, port);
+
+	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		 path);
 	send_all(fd, req);
 	read_reply(fd, r);
 	close(fd);
@@ -460,6 +505,8 @@ static void test_bad_limits_and_routes(void **state)
 		{ { .max_connections = 2000 }, "http max_connections 2000 is out of range (1..1024)" },
 		{ { .timeout_s = 4000 }, "http timeout_s 4000 is out of range (1..3600)" },
 		{ { .max_connections = 1, .threads = 2 }, "http max_connections 1 is below threads 2" },
+		{ { .max_connections = 8, .per_client = 9 },
+		  "http per_client 9 is above max_connections 8" },
 	};
 	const struct rv_http_route dup[] = { routes[0], routes[0] };
 	const struct rv_http_route rel[] = { { "metrics", h_metrics, NULL } };
@@ -538,26 +585,138 @@ static void test_idle_timeout(void **state)
 	rv_http_stop(h);
 }
 
-static void test_connection_limit(void **state)
+/* Counts the fds of fd[0..n) the server has closed, waiting until want of
+ * them are (or 2 s have passed), then a little more for any extra. */
+static int count_closed(const int *fd, int n, int want)
 {
-	const struct rv_http_limits lim = { .max_connections = 1, .timeout_s = 1 };
-	struct rv_http *h = start("127.0.0.1:0", &lim);
-	int idle = connect_to(AF_INET, rv_http_port(h));
+	int closed = 0;
+	double t0 = now_s();
+
+	for (int round = 0; round < 2; round++) {
+		do {
+			closed = 0;
+			for (int i = 0; i < n; i++)
+				closed += closed_by_server(fd[i], 0);
+			if (closed < want)
+				usleep(20 * 1000);
+		} while (closed < want && now_s() - t0 < 2.0);
+		usleep(200 * 1000);
+	}
+	return closed;
+}
+
+static void test_one_client_many_idle(void **state)
+{
+	struct rv_http *h = start("127.0.0.1:0", NULL);   /* 32 connections, 8 a client */
+	int port = rv_http_port(h), fd[N_IDLE], closed;
 	struct reply r;
-	double t0, dt;
+	double t0;
 
 	(void)state;
-	/* One idle connection holds the only slot: a second request is served
-	 * only once the idle one has timed out (or is refused outright). */
-	usleep(100 * 1000);
+	for (int i = 0; i < N_IDLE; i++)
+		fd[i] = connect_from("127.0.0.1", port);
+	/* 8 are kept (idle for 10 s), the others closed at once, none queued */
+	closed = count_closed(fd, N_IDLE, N_IDLE - RV_HTTP_DEF_PER_CLIENT);
+	assert_int_equal(closed, N_IDLE - RV_HTTP_DEF_PER_CLIENT);
 	t0 = now_s();
-	get(rv_http_port(h), "GET", "/metrics", &r);
+	get_from("127.0.0.2", port, "/metrics", &r);   /* another client: served */
+	print_message("127.0.0.2 served in %.3f s\n", now_s() - t0);
+	assert_int_equal(r.status, 200);
+	assert_true(now_s() - t0 < 1.0);
+	t0 = now_s();
+	get_from("127.0.0.1", port, "/metrics", &r);   /* the full one: refused */
+	assert_int_equal(r.status, -1);
+	assert_true(now_s() - t0 < 1.0);
+	for (int i = 0; i < N_IDLE; i++)
+		close(fd[i]);
+	usleep(100 * 1000);
+	get_from("127.0.0.1", port, "/metrics", &r);   /* released: served again */
+	assert_int_equal(r.status, 200);
+	rv_http_stop(h);
+}
+
+static void test_full_server_refuses(void **state)
+{
+	const struct rv_http_limits lim = { .max_connections = 4, .per_client = 2 };
+	struct rv_http *h = start("127.0.0.1:0", &lim);
+	int port = rv_http_port(h), fd[4];
+	struct reply r;
+	double t0;
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		fd[i] = connect_from(i < 2 ? "127.0.0.1" : "127.0.0.2", port);
+	assert_int_equal(count_closed(fd, 4, 0), 0);
+	/* every slot held: a third client is closed at once, not queued */
+	t0 = now_s();
+	get_from("127.0.0.3", port, "/metrics", &r);
+	print_message("full server: status %d after %.3f s\n", r.status, now_s() - t0);
+	assert_int_equal(r.status, -1);
+	assert_true(now_s() - t0 < 1.0);
+	close(fd[0]);
+	usleep(100 * 1000);
+	get_from("127.0.0.3", port, "/metrics", &r);   /* a slot is free */
+	assert_int_equal(r.status, 200);
+	for (int i = 1; i < 4; i++)
+		close(fd[i]);
+	rv_http_stop(h);
+}
+
+/* A header sent a byte every TRICKLE_MS never leaves the connection idle
+ * for timeout_s (1 s); the request deadline (2 s) closes it. */
+static void test_trickle_deadline(void **state)
+{
+	const struct rv_http_limits lim = { .timeout_s = 1 };
+	struct rv_http *h = start("127.0.0.1:0", &lim);
+	int fd = connect_from("127.0.0.1", rv_http_port(h)), closed = 0;
+	double t0 = now_s(), dt;
+
+	(void)state;
+	send_all(fd, "GET /metrics HTTP/1.1\r\nX-Pad: ");
+	while (!closed && now_s() - t0 < CLIENT_TIMEOUT_S) {
+		closed = closed_by_server(fd, TRICKLE_MS);
+		if (!closed && send(fd, "a", 1, MSG_NOSIGNAL) != 1)
+			closed = 1;
+	}
 	dt = now_s() - t0;
-	print_message("second connection: status %d after %.2f s\n", r.status, dt);
-	assert_true(r.status == 200 || r.status == -1);
-	if (r.status == 200)
-		assert_true(dt > 0.5);
-	close(idle);
+	print_message("trickling client closed after %.2f s\n", dt);
+	assert_true(closed);
+	assert_true(dt > 1.5 && dt < 3.5);
+	close(fd);
+	rv_http_stop(h);
+}
+
+/* Reads one answer to HEAD (headers only) on a kept-alive connection. */
+static int head_status(int fd)
+{
+	char buf[2048];
+	size_t n = 0;
+	ssize_t got;
+
+	while (n < sizeof(buf) - 1 && (got = recv(fd, buf + n, sizeof(buf) - 1 - n, 0)) > 0) {
+		n += (size_t)got;
+		buf[n] = '\0';
+		if (strstr(buf, "\r\n\r\n"))
+			return strncmp(buf, "HTTP/1.1 ", 9) == 0 ? (int)strtol(buf + 9, NULL, 10) : -1;
+	}
+	return -1;
+}
+
+/* The deadline is per request: a kept-alive connection asking every
+ * 0.6 s is served past 2 s. */
+static void test_keep_alive_past_deadline(void **state)
+{
+	const struct rv_http_limits lim = { .timeout_s = 1 };
+	struct rv_http *h = start("127.0.0.1:0", &lim);
+	int fd = connect_from("127.0.0.1", rv_http_port(h));
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		send_all(fd, "HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+		assert_int_equal(head_status(fd), 200);
+		usleep(600 * 1000);
+	}
+	close(fd);
 	rv_http_stop(h);
 }
 
@@ -575,7 +734,10 @@ int main(void)
 		cmocka_unit_test(test_thread_pool_and_any),
 		cmocka_unit_test(test_ipv6_loopback),
 		cmocka_unit_test(test_idle_timeout),
-		cmocka_unit_test(test_connection_limit),
+		cmocka_unit_test(test_one_client_many_idle),
+		cmocka_unit_test(test_full_server_refuses),
+		cmocka_unit_test(test_trickle_deadline),
+		cmocka_unit_test(test_keep_alive_past_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
