@@ -123,6 +123,12 @@ class Namespace:
     def cmd(self, argv):
         return ["ip", "netns", "exec", self.name] + argv
 
+    def net_only(self, argv):
+        """argv in the namespace's network only: `ip netns exec` also
+        mounts a fresh /sys, which hides the host's cgroup hierarchies from
+        the agent (its sys.cgroup source would see no quota)."""
+        return ["nsenter", f"--net=/run/netns/{self.name}"] + argv
+
     def close(self):
         pids = run(["ip", "netns", "pids", self.name], check=False).stdout.split()
         for p in pids:
@@ -892,7 +898,7 @@ class Live:
         for stale in (self.events_path, os.path.join(out, "eval.db")):
             if os.path.exists(stale):
                 os.unlink(stale)
-        agent = start(self.ns.cmd(
+        agent = start(self.ns.net_only(
             [a.reveal, "agent", "--interval", INTERVAL, "--learn", f"{learn:.0f}s",
              "--listen", "", "--store", os.path.join(out, "eval.db"),
              "--events", self.events_path, "--state-dir", os.path.join(out, "state"),

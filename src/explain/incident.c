@@ -52,7 +52,6 @@ struct stretch {
 	uint32_t oset[ONSET_CHANNELS];
 	size_t noset;
 	double onset_level;         /* the onset channels' weight per window */
-	enum rv_subsystem onset_sub; /* the subsystem the onset blames */
 };
 
 struct rv_incmerge {
@@ -165,15 +164,40 @@ static size_t heaviest(const double *w, size_t nchan, uint32_t *top, size_t n)
 	return k;
 }
 
-static enum rv_subsystem leading_subsystem(const struct rv_incmerge *m, const double *w);
+/*
+ * Channels of the onset that are gone by its last window (carrying less than
+ * CONTINUE_LEVEL of their onset weight per window) are its start-up, not
+ * what the incident is about: a noisy neighbour's binary paged in from disk
+ * before it takes the CPU. They leave the onset, unless nothing would stay.
+ */
+static void drop_transients(const struct rv_incmerge *m, struct stretch *s, const double *w)
+{
+	double kept = 0;
 
-/* Freezes the onset: the channels that hold ONSET_COVER of its weight. */
-static void onset_freeze(const struct rv_incmerge *m, struct stretch *s)
+	if (!w || !s->onset_n)
+		return;
+	for (size_t c = 0; c < m->nchan; c++)
+		if (s->onset[c] > 0 && isfinite(w[c]) &&
+		    w[c] >= CONTINUE_LEVEL * s->onset[c] / (double)s->onset_n)
+			kept += s->onset[c];
+	if (!(kept > 0))
+		return;
+	for (size_t c = 0; c < m->nchan; c++)
+		if (s->onset[c] > 0 &&
+		    !(isfinite(w[c]) && w[c] >= CONTINUE_LEVEL * s->onset[c] / (double)s->onset_n))
+			s->onset[c] = 0;
+}
+
+/* Freezes the onset at its last window (weights w): its lasting channels,
+ * and of them those that hold ONSET_COVER of its weight. */
+static void onset_freeze(const struct rv_incmerge *m, struct stretch *s, const double *w)
 {
 	uint32_t top[ONSET_CHANNELS];
-	size_t n = heaviest(s->onset, m->nchan, top, ONSET_CHANNELS);
+	size_t n;
 	double total = 0, sum = 0;
 
+	drop_transients(m, s, w);
+	n = heaviest(s->onset, m->nchan, top, ONSET_CHANNELS);
 	for (size_t c = 0; c < m->nchan; c++)
 		total += s->onset[c];
 	s->noset = 0;
@@ -182,7 +206,6 @@ static void onset_freeze(const struct rv_incmerge *m, struct stretch *s)
 		sum += s->onset[top[i]];
 	}
 	s->onset_level = s->onset_n ? sum / (double)s->onset_n : 0;
-	s->onset_sub = leading_subsystem(m, s->onset);
 	s->onset_done = 1;
 }
 
@@ -212,7 +235,7 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, size_t w
 		s->onset_n = in->flagged;
 	}
 	if (in->flagged >= ONSET_MAX)
-		onset_freeze(m, s);
+		onset_freeze(m, s, chan_weight);
 }
 
 /*
@@ -246,27 +269,11 @@ static void subsystem_weights(const struct rv_incmerge *m, const double *acc, do
 	}
 }
 
-/* The subsystem whose leaders carry the most of weights w. */
-static enum rv_subsystem leading_subsystem(const struct rv_incmerge *m, const double *w)
-{
-	double sub_sum[RV_SUB_COUNT], best = 0;
-	enum rv_subsystem lead = RV_SUB_OTHER;
-
-	subsystem_weights(m, w, sub_sum);
-	for (int k = 0; k < RV_SUB_COUNT; k++)
-		if (sub_sum[k] > best) {
-			best = sub_sum[k];
-			lead = (enum rv_subsystem)k;
-		}
-	return lead;
-}
-
 /*
  * Whether a flagged window continues the open incident: always during the
- * onset; after it while the onset channels carry CONTINUE_LEVEL of their
- * onset weight, or while the window is led by the incident's subsystem (a
- * CPU hog's start-up interrupts fade, its user time stays). A window
- * without attribution cannot be judged and continues it.
+ * onset, and after it while the onset channels carry CONTINUE_LEVEL of
+ * their onset weight per window. A window without attribution cannot be
+ * judged and continues it.
  */
 static int belongs(const struct rv_incmerge *m, const struct stretch *s, const double *w)
 {
@@ -285,8 +292,7 @@ static int belongs(const struct rv_incmerge *m, const struct stretch *s, const d
 		if (isfinite(v) && v > 0)
 			sum += v;
 	}
-	return sum >= CONTINUE_LEVEL * s->onset_level ||
-	       leading_subsystem(m, w) == s->onset_sub;
+	return sum >= CONTINUE_LEVEL * s->onset_level;
 }
 
 /* Subsystem, shares and top channels from the onset's weights. */

@@ -6,8 +6,10 @@
  *
  * Blame of the onset. An incident's top channels and subsystem are those of
  * its onset: the attribution weights of its first windows up to its peak
- * score (at least 2 windows; the peak is looked for in the first 5). They
- * never change afterwards, however the incident goes on.
+ * score (at least 2 windows; the peak is looked for in the first 5), less
+ * its start-up: channels already gone by the 5th window (under a quarter of
+ * their onset weight per window) leave it, unless nothing would stay. From
+ * the 5th window on they never change, however the incident goes on.
  *
  * Close on what opened it. After the onset, a flagged window continues the
  * incident only while the onset channels (the heaviest ones, holding 80 %

@@ -460,8 +460,9 @@ static void test_close_on_onset_channels(void **state)
 	rv_incmerge_free(m);
 }
 
-/* A CPU hog: its start-up interrupts lead the onset and fade, its user
- * time stays: windows led by the incident's subsystem continue it. */
+/* A CPU hog: its start-up interrupts lead the first windows and fade, its
+ * user time stays: the onset keeps what lasts, and the incident goes on
+ * with it. */
 static void test_same_subsystem_continues(void **state)
 {
 	(void)state;
@@ -471,8 +472,8 @@ static void test_same_subsystem_continues(void **state)
 	size_t w;
 
 	assert_non_null(m);
-	w = push_run(m, 0, 5, 6.0, launch);   /* onset: irq_res carries 8/9 */
-	w = push_run(m, w, 20, 2.0, steady);  /* irq_res at 1 of 40: cpu still leads */
+	w = push_run(m, 0, 2, 6.0, launch);   /* irq_res carries 8/9 of these */
+	w = push_run(m, w, 23, 2.0, steady);  /* irq_res at 1 of 40: gone by window 5 */
 	w = push_run(m, w, 6, 1.5, after);    /* net leads: not its own */
 	assert_int_equal(rv_incmerge_finish(m), 0);
 	assert_int_equal(rv_incmerge_count(m), 2);
@@ -504,6 +505,30 @@ static void test_stronger_is_not_follow_on(void **state)
 	assert_int_equal(rv_incmerge_get(m, 1)->subsystem, RV_SUB_CPU);
 	assert_int_equal(rv_incmerge_get(m, 1)->phase, 1);
 	assert_int_equal(rv_incmerge_get(m, 1)->follows, 0);
+	(void)w;
+	rv_incmerge_free(m);
+}
+
+/* A start-up burst on another subsystem leads the first windows and is
+ * gone by the fifth: the blame is what lasts. */
+static void test_startup_burst_dropped(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "storage.reads", "cpu.user_pct" };
+	struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+	const double burst[] = { 50, 4 }, hog[] = { 0.5, 6 };
+	size_t w;
+
+	assert_non_null(m);
+	w = push_run(m, 0, 2, 9.0, burst);
+	w = push_run(m, w, 10, 3.0, hog);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	const struct rv_incident *in = rv_incmerge_get(m, 0);
+	assert_int_equal(in->subsystem, RV_SUB_CPU);
+	assert_int_equal(in->ntop, 1);
+	assert_int_equal(in->top[0], 1);
+	assert_int_equal(in->flagged, 12);
 	(void)w;
 	rv_incmerge_free(m);
 }
@@ -740,6 +765,7 @@ int main(void)
 		cmocka_unit_test(test_close_on_onset_channels),
 		cmocka_unit_test(test_same_subsystem_continues),
 		cmocka_unit_test(test_stronger_is_not_follow_on),
+		cmocka_unit_test(test_startup_burst_dropped),
 		cmocka_unit_test(test_foreign_blip_inside),
 		cmocka_unit_test(test_sustained_gate),
 		cmocka_unit_test(test_json),
