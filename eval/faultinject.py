@@ -654,6 +654,8 @@ def summarize(rows, false, clean_s, incidents=None):
     ttd = [r["ttd_s"] for r in det if r["ttd_s"] is not None]
     still = sorted(i["id"] for i in (incidents or {}).values()
                    if "reported" in i and i.get("open_at_end"))
+    still_first = sorted(i["id"] for i in (incidents or {}).values()
+                         if "reported" in i and i.get("open_at_end") and not i.get("follows"))
     cmed, clow, cmax, copen = close_stats(det, "close")
     amed, alow, amax, aopen = close_stats(det, "all_close")
     s = {
@@ -672,6 +674,7 @@ def summarize(rows, false, clean_s, incidents=None):
         "all_close_max_s": amax, "all_close_unclosed": aopen,
         "follow_ons": sum(r["follow_ons"] for r in det),
         "open_at_end": still,
+        "first_open_at_end": still_first,
     }
     t = TARGETS
     s["met"] = {
@@ -690,16 +693,18 @@ def summarize(rows, false, clean_s, incidents=None):
 
 def short_failures(rows, s):
     """What `--short --check` rejects: a fault not injected, not detected or
-    its subsystem outside the top two, an incident still open at the end."""
+    its subsystem outside the top two, a first-phase incident still open at
+    the end (a follow-on phase still open is an after-effect the full run's
+    time-to-close columns measure; the short run is too short to judge it)."""
     out = []
     for r in rows:
         if r.get("skipped"):
             out.append(f"{r['fault']} could not be injected: {r['skipped']}")
         elif not (r["detected"] and r["top2_ok"]):
             out.append(f"{r['fault']} was not detected with subsystem {r['expect']} in its top 2")
-    if s["open_at_end"]:
+    if s.get("first_open_at_end", s["open_at_end"]):
         out.append("incident(s) still open at the end of the run: "
-                   + ", ".join(str(i) for i in s["open_at_end"]))
+                   + ", ".join(str(i) for i in s.get("first_open_at_end", s["open_at_end"])))
     return out
 
 
@@ -1180,9 +1185,10 @@ def self_test():
     expect("targets missed", sorted(k for k, ok in s["met"].items() if not ok),
            ["clean_min", "close_max_s", "false_per_h", "open_at_end", "ttd_median_s"])
     expect("detection and top-2 met", (s["met"]["detected"], s["met"]["top2"]), (True, True))
+    # 8 is a follow-on phase: its after-effect is not the short check's
     expect("short check", short_failures(rows, s),
            ["cgroup-throttle could not be injected: no usable cpu cgroup",
-            "incident(s) still open at the end of the run: 8, 10"])
+            "incident(s) still open at the end of the run: 10"])
     md = markdown(rows, false, s, {"cmd": "x", "background_pct": 40.0})
     for part in ("| 1 | cpu-contention | cpu | yes | 2.5 | 8.0 | 120.0 | 2 | yes | yes |",
                  "| 2 | packet-loss | net | yes | 6.0 | 10.0 | > 560 | 1 |",
