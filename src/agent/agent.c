@@ -262,17 +262,21 @@ static void incidents_after_push(struct agent *a, double ts);
 /*
  * An incident open for detect.absorb: whatever changed is the host's new
  * normal (a page cache that grew, a job with another profile). It is
- * closed, and the model is refitted on the newest samples, flagged ones
- * included; until that fit is in, windows are scored but flag nothing.
+ * closed, and the model is refitted on the newest normal samples and the
+ * incident's own (from its first window on); the flagged samples of the
+ * incidents before it stay out. Until that fit is in, windows are scored
+ * but flag nothing.
  */
 static void absorb(struct agent *a, const struct rv_incident *open)
 {
 	rv_warn("agent: incident %llu open for %.0f s (detect.absorb): taken as the new normal; "
-		"refitting on the newest samples",
+		"refitting on its samples and the newest normal ones",
 		(unsigned long long)open->id, open->end_ts - open->start_ts);
 	if (rv_incmerge_finish(a->mg) != 0)
 		return;
 	a->absorbing = 1;
+	/* the rows of the incident's first window on */
+	a->absorb_since = open->start_ts - (double)a->model->window * a->interval_s;
 	incidents_after_push(a, a->data_ts);
 	agent_start_fit(a, "absorb", a->rd != NULL);
 }

@@ -6,8 +6,8 @@
 #include "agent/agent_int.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -124,9 +124,11 @@ void agent_start_fit(struct agent *a, const char *reason, int inline_fit)
 {
 	int learn = strcmp(reason, "learn") == 0, refit = strcmp(reason, "refit") == 0;
 	/* learn: every row; refit: the newest normal rows; absorb: the newest
-	 * rows, flagged ones included (they are the new normal) */
+	 * normal rows and the flagged ones of the incident absorbed (its
+	 * state is the new normal; the faults before it are not) */
+	double flagged_since = learn ? -INFINITY : refit ? INFINITY : a->absorb_since;
 	int rc = rv_ring_table(&a->ring, (const char *const *)a->names,
-			       learn ? 0 : a->reservoir_rows, refit, &a->fit_table);
+			       learn ? 0 : a->reservoir_rows, flagged_since, &a->fit_table);
 
 	if (rc) {
 		rv_warn("agent: %s: no history to fit on (%s)", reason, rv_strerror(rc));

@@ -73,8 +73,15 @@ void rv_ring_mark_flagged(struct rv_ring *r, size_t n)
 		r->flagged[slot(r, b)] = 1;
 }
 
+/* Whether the row in slot s goes into a table: normal, or flagged at or
+ * after flagged_since. */
+static int take_row(const struct rv_ring *r, size_t s, double flagged_since)
+{
+	return !r->flagged[s] || r->ts[s] >= flagged_since;
+}
+
 int rv_ring_table(const struct rv_ring *r, const char *const *names, size_t max_rows,
-		  int normal_only, struct rv_table **out)
+		  double flagged_since, struct rv_table **out)
 {
 	size_t n = 0, span = r->len, k = 0;
 	struct rv_table *t;
@@ -82,7 +89,7 @@ int rv_ring_table(const struct rv_ring *r, const char *const *names, size_t max_
 	*out = NULL;
 	/* the newest max_rows qualifying rows: find how far back they reach */
 	for (size_t b = 0; b < r->len; b++) {
-		if (normal_only && r->flagged[slot(r, b)])
+		if (!take_row(r, slot(r, b), flagged_since))
 			continue;
 		if (max_rows && n == max_rows) {
 			span = b;
@@ -103,7 +110,7 @@ int rv_ring_table(const struct rv_ring *r, const char *const *names, size_t max_
 		size_t s = slot(r, b);
 		const float *row = r->rows + s * r->nchan;
 
-		if (normal_only && r->flagged[s])
+		if (!take_row(r, s, flagged_since))
 			continue;
 		t->ts[k] = r->ts[s];
 		for (size_t c = 0; c < r->nchan; c++)

@@ -44,11 +44,12 @@ void rv_ring_mark_flagged(struct rv_ring *r, size_t n);
 
 /*
  * Copies the newest rows into a table (column-major, oldest first) named
- * by names[nchan] (copied): at most max_rows of them (0: all), and only
- * rows never marked flagged when normal_only. Returns 0, -ENOMEM, or
- * -ENODATA when no row qualifies; *out is freed with rv_table_free.
+ * by names[nchan] (copied): at most max_rows of them (0: all); rows marked
+ * flagged only when their time is at or after flagged_since (-INFINITY:
+ * every row; INFINITY: normal rows only). Returns 0, -ENOMEM, or -ENODATA
+ * when no row qualifies; *out is freed with rv_table_free.
  */
 int rv_ring_table(const struct rv_ring *r, const char *const *names, size_t max_rows,
-		  int normal_only, struct rv_table **out);
+		  double flagged_since, struct rv_table **out);
 
 #endif

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
 
 #include "agent/ring.h"
 
@@ -57,9 +58,9 @@ static void test_tables(void **state)
 
 	(void)state;
 	assert_int_equal(rv_ring_init(&r, 8, 2), 0);
-	assert_int_equal(rv_ring_table(&r, names, 0, 0, &t), -ENODATA);
+	assert_int_equal(rv_ring_table(&r, names, 0, -INFINITY, &t), -ENODATA);
 	push_rows(&r, 0, 10);             /* 2..9 held */
-	assert_int_equal(rv_ring_table(&r, names, 0, 0, &t), 0);
+	assert_int_equal(rv_ring_table(&r, names, 0, -INFINITY, &t), 0);
 	assert_int_equal(t->nrows, 8);
 	assert_int_equal(t->ncols, 2);
 	assert_string_equal(t->names[1], "mem.b");
@@ -73,7 +74,7 @@ static void test_tables(void **state)
 	/* rows 8 and 9 lay in a flagged window: a refit leaves them out */
 	rv_ring_mark_flagged(&r, 2);
 	push_rows(&r, 10, 11);            /* 3..10 held, 8 and 9 flagged */
-	assert_int_equal(rv_ring_table(&r, names, 0, 1, &t), 0);
+	assert_int_equal(rv_ring_table(&r, names, 0, INFINITY, &t), 0);
 	assert_int_equal(t->nrows, 6);
 	{
 		const float want[] = { 3, 4, 5, 6, 7, 10 };
@@ -82,19 +83,28 @@ static void test_tables(void **state)
 	}
 	rv_table_free(t);
 	/* the newest 3 normal rows: 6, 7, 10 */
-	assert_int_equal(rv_ring_table(&r, names, 3, 1, &t), 0);
+	assert_int_equal(rv_ring_table(&r, names, 3, INFINITY, &t), 0);
 	assert_int_equal(t->nrows, 3);
 	assert_true(rv_table_at(t, 0, 0) == 6.0f);
 	assert_true(rv_table_at(t, 0, 2) == 10.0f);
 	rv_table_free(t);
+	/* an absorb: normal rows, and flagged ones from 109 on (row 9, not 8) */
+	assert_int_equal(rv_ring_table(&r, names, 0, 109.0, &t), 0);
+	assert_int_equal(t->nrows, 7);
+	{
+		const float want[] = { 3, 4, 5, 6, 7, 9, 10 };
+		for (size_t k = 0; k < 7; k++)
+			assert_true(rv_table_at(t, 0, k) == want[k]);
+	}
+	rv_table_free(t);
 	/* all rows, newest 4 */
-	assert_int_equal(rv_ring_table(&r, names, 4, 0, &t), 0);
+	assert_int_equal(rv_ring_table(&r, names, 4, -INFINITY, &t), 0);
 	assert_int_equal(t->nrows, 4);
 	assert_true(rv_table_at(t, 0, 0) == 7.0f);
 	rv_table_free(t);
 	/* every row flagged: nothing to refit on */
 	rv_ring_mark_flagged(&r, 100);
-	assert_int_equal(rv_ring_table(&r, names, 0, 1, &t), -ENODATA);
+	assert_int_equal(rv_ring_table(&r, names, 0, INFINITY, &t), -ENODATA);
 	rv_ring_fini(&r);
 }
 

@@ -108,8 +108,8 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	  "major one's (a sustained moderate anomaly); 0 = off." },
 	{ "detect", "absorb", K_DUR, FIELD(detect.absorb_s), MINUTE / 6, 30 * DAY, K_ZERO_OK, NULL,
 	  "An incident still open after this long is a new normal: it is closed "
-	  "and the model refitted on the newest samples, flagged ones included; "
-	  "0 = never." },
+	  "and the model refitted on its samples and the newest normal ones "
+	  "(0 = never)." },
 	{ "http", "listen", K_STR, FIELD(http.listen), 0, 0, K_ADDR, NULL,
 	  "Address to serve on, HOST:PORT ([::1]:9464 for IPv6); \"\" = no HTTP "
 	  "server." },

@@ -272,8 +272,9 @@ static void subsystem_weights(const struct rv_incmerge *m, const double *acc, do
 /*
  * Whether a flagged window continues the open incident: always during the
  * onset, and after it while the onset channels carry CONTINUE_LEVEL of
- * their onset weight per window. A window without attribution cannot be
- * judged and continues it.
+ * their onset weight per window, each channel counted up to its own onset
+ * weight per window. A window without attribution cannot be judged and
+ * continues it.
  */
 static int belongs(const struct rv_incmerge *m, const struct stretch *s, const double *w)
 {
@@ -286,11 +287,14 @@ static int belongs(const struct rv_incmerge *m, const struct stretch *s, const d
 			total += w[c];
 	if (!(total > 0))
 		return 1;
+	/* each channel counts up to its own onset level: a channel that was a
+	 * minor part of the onset (a counter a fault starts and its after-effect
+	 * keeps going) cannot carry the incident alone once what led it is gone */
 	for (size_t i = 0; i < s->noset; i++) {
-		double v = w[s->oset[i]];
+		double v = w[s->oset[i]], cap = s->onset[s->oset[i]] / (double)s->onset_n;
 
 		if (isfinite(v) && v > 0)
-			sum += v;
+			sum += v < cap ? v : cap;
 	}
 	return sum >= CONTINUE_LEVEL * s->onset_level;
 }

@@ -14,7 +14,9 @@
  * Close on what opened it. After the onset, a flagged window continues the
  * incident only while the onset channels (the heaviest ones, holding 80 %
  * of the onset's weight) still carry at least a quarter of their onset
- * weight per window; a window without attribution continues it. The
+ * weight per window, each channel counted up to its own onset weight per
+ * window (a minor onset channel that an after-effect keeps going cannot
+ * hold the incident alone); a window without attribution continues it. The
  * incident closes once more than max_gap windows pass without one of its
  * own (or at rv_incmerge_finish); its end is its last own window.
  *
