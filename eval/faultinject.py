@@ -484,6 +484,20 @@ class Injector:
 
 # ------------------------------------------------------------------ the events
 
+def follow(obj):
+    """Appends what obj.path (a file being written) gained since obj.pos to
+    obj.buf; False while the file does not exist."""
+    try:
+        with open(obj.path, "rb") as f:
+            f.seek(obj.pos)
+            data = f.read()
+    except FileNotFoundError:
+        return False
+    obj.pos += len(data)
+    obj.buf += data
+    return True
+
+
 class Events:
     """Follows the agent's JSON lines; notes when each line arrived."""
 
@@ -492,14 +506,8 @@ class Events:
         self.incidents = {}
 
     def poll(self):
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(self.pos)
-                data = f.read()
-        except FileNotFoundError:
+        if not follow(self):
             return []
-        self.pos += len(data)
-        self.buf += data
         now, new = time.time(), []
         while b"\n" in self.buf:
             line, self.buf = self.buf.split(b"\n", 1)
@@ -560,6 +568,49 @@ def first_phase_of(i, incidents):
         seen.add(i["id"])
         i = incidents[i["follows"]]
     return i
+
+
+class JobLog:
+    """Follows the job's reports (`reveal workload --report 10s`): each
+    line's all-reduce time, with the time it arrived."""
+
+    PAT = re.compile(r"all-reduce ([0-9.]+) ms")
+
+    def __init__(self, path):
+        self.path, self.pos, self.buf = path, 0, b""
+        self.reports = []          # (arrival time, all-reduce ms)
+
+    def poll(self):
+        if not follow(self):
+            return
+        now = time.time()
+        while b"\n" in self.buf:
+            line, self.buf = self.buf.split(b"\n", 1)
+            m = self.PAT.search(line.decode("utf-8", "replace"))
+            if m:
+                self.reports.append((now, float(m.group(1))))
+
+
+# A report covers the REPORT_S before it arrived; the job has recovered
+# when a report wholly after the fault shows an all-reduce at most
+# RECOVERED_X times its median over the minute before the fault.
+REPORT_S = 10.0
+RECOVERED_X = 2.0
+
+
+def job_recovery(reports, t0, t1):
+    """Seconds from the end of a fault (t1) to the first report of the job
+    wholly after it that is back to its level before the fault (t0);
+    None when no report after it is, or when there is no level to compare
+    with (no report in the minute before the fault)."""
+    before = [ms for t, ms in reports if t0 - 60.0 <= t <= t0]
+    if not before:
+        return None
+    level = statistics.median(before)
+    for t, ms in reports:
+        if t >= t1 + REPORT_S and ms <= RECOVERED_X * level:
+            return t - t1
+    return None
 
 
 def close_time(i):
@@ -702,10 +753,44 @@ def short_failures(rows, s):
             out.append(f"{r['fault']} could not be injected: {r['skipped']}")
         elif not (r["detected"] and r["top2_ok"]):
             out.append(f"{r['fault']} was not detected with subsystem {r['expect']} in its top 2")
-    if s.get("first_open_at_end", s["open_at_end"]):
+    still = [i for i in s.get("first_open_at_end", s["open_at_end"])
+             if i not in job_degraded(rows)]
+    if still:
         out.append("incident(s) still open at the end of the run: "
-                   + ", ".join(str(i) for i in s.get("first_open_at_end", s["open_at_end"])))
+                   + ", ".join(str(i) for i in still))
     return out
+
+
+def job_degraded(rows):
+    """Incident id -> the row of its fault, for the faults after which the
+    job never got back to its level (job_recovery): their incidents still
+    open at the end are right, the host is not back to normal."""
+    out = {}
+    for r in rows:
+        if r.get("job_level") is not None and r.get("job_recovered_s") is None:
+            for i in r.get("incident_ids", []):
+                out[i] = r
+    return out
+
+
+def job_text(rows, reports):
+    """The job's own view of each fault: its all-reduce time before, and
+    how long after the fault it was back to it."""
+    out = ["Job recovery (all-reduce, from `reveal workload --report 10s`; back when a report "
+           f"wholly after the fault is within {RECOVERED_X:g}x the minute before it):", ""]
+    for k, r in enumerate(rows, 1):
+        if r.get("skipped"):
+            continue
+        after = [ms for t, ms in reports if t >= r["t1"]]
+        if r.get("job_level") is None:
+            out.append(f"- #{k} {r['fault']}: no report before it")
+        elif r.get("job_recovered_s") is None:
+            out.append(f"- #{k} {r['fault']}: {r['job_level']:.1f} ms before; not back by the "
+                       f"end of the run (last {after[-1] if after else float('nan'):.1f} ms)")
+        else:
+            out.append(f"- #{k} {r['fault']}: {r['job_level']:.1f} ms before; back "
+                       f"{r['job_recovered_s']:.0f} s after it ended")
+    return "\n".join(out) + "\n"
 
 
 def background_cmd(pct):
@@ -849,6 +934,7 @@ class Live:
         self.procs = {}          # what -> Popen: stops the run when one exits
         self.inj = None
         self.ev = None
+        self.job = JobLog(os.path.join(out, "workload.log"))
         self.cg, self.cg_why = None, None
         self.plan = []
 
@@ -857,6 +943,7 @@ class Live:
         while time.time() < t_end:
             if self.inj:
                 self.inj.tick()
+            self.job.poll()
             for i in self.ev.poll():
                 extra = f" (phase {i['phase']}, follows {i['follows']})" if is_follow_on(i) else ""
                 log(f"  incident {i['id']} opened: {i['open_subsystem']}{extra}")
@@ -1078,6 +1165,11 @@ def main():
     mark_open_at_end(ev.incidents, run_end, live.still_open)
     rows, false, clean_s = score(live.plan, ev.incidents, detect_start, detect_end, a.settle,
                                  run_end)
+    for r in rows:
+        if not r.get("skipped"):
+            before = [ms for t, ms in live.job.reports if r["t0"] - 60.0 <= t <= r["t0"]]
+            r["job_level"] = statistics.median(before) if before else None
+            r["job_recovered_s"] = job_recovery(live.job.reports, r["t0"], r["t1"])
     s = summarize(rows, false, clean_s, ev.incidents)
     plain = not (short or a.faults or a.rounds or a.learn or a.clean is not None or a.duration
                  or a.gap or a.background or a.agent_set)
@@ -1098,7 +1190,12 @@ def main():
         with open(a.markdown, "w") as f:
             f.write(md)
     log(f"results in {out}/results.json")
+    print(job_text(rows, live.job.reports))
     if a.check:
+        for i, r in sorted(job_degraded(rows).items()):
+            if i in s.get("first_open_at_end", ()):
+                log(f"note: incident {i} is still open, and rightly: after {r['fault']} the job "
+                    f"never got back to its all-reduce of {r['job_level']:.1f} ms")
         bad = short_failures(rows, s) if short else \
             [f"target missed: {k}" for k, ok in s["met"].items() if not ok]
         for b in bad:
@@ -1189,6 +1286,20 @@ def self_test():
     expect("short check", short_failures(rows, s),
            ["cgroup-throttle could not be injected: no usable cpu cgroup",
             "incident(s) still open at the end of the run: 10"])
+    # the job never got back after the fault of incident 10: its incident
+    # still open is right, the short check takes it
+    deg = [dict(r) for r in rows]
+    for r in deg:
+        if 10 in r.get("incident_ids", []):
+            r.update(job_level=4.5, job_recovered_s=None)
+    expect("short check, job not back", short_failures(deg, s),
+           ["cgroup-throttle could not be injected: no usable cpu cgroup"])
+    reps = [(90.0, 4.0), (100.0, 5.0), (120.0, 90.0), (130.0, 95.0), (140.0, 9.0),
+            (150.0, 5.0)]
+    expect("job back: the first report wholly after, within 2x", job_recovery(reps, 101, 125),
+           15.0)
+    expect("job not back", job_recovery(reps[:4], 101, 125), None)
+    expect("no level before the fault", job_recovery(reps, 50, 60), None)
     md = markdown(rows, false, s, {"cmd": "x", "background_pct": 40.0})
     for part in ("| 1 | cpu-contention | cpu | yes | 2.5 | 8.0 | 120.0 | 2 | yes | yes |",
                  "| 2 | packet-loss | net | yes | 6.0 | 10.0 | > 560 | 1 |",

@@ -25,13 +25,11 @@
 
 #include "base/clock.h"
 #include "base/log.h"
-#include "explain/details.h"
 
 /* History kept at most, whatever the configuration asks: a refit on more
  * rows costs more than it brings, and the ring stays under this budget. */
 #define HISTORY_BUDGET_BYTES ((size_t)256 << 20)
 /* An open incident is written again to the store at most this often. */
-#define OPEN_UPDATE_S 5.0
 #define MODEL_FILE "reveal.model"
 /* Feature standard deviations are at least this share of |mean|. */
 #define AGENT_SD_FLOOR 0.01
@@ -146,13 +144,12 @@ static void free_channel_buffers(struct agent *a)
 	free(a->vals);
 	free(a->ok);
 	free(a->last);
-	free(a->inc_sum);
 	free(a->shown);
 	free(a->shown_ok);
 	a->vals = NULL;
 	a->ok = a->shown_ok = NULL;
 	a->last = NULL;
-	a->inc_sum = a->shown = NULL;
+	a->shown = NULL;
 	a->blips_base += rv_incmerge_dropped(a->mg);
 	rv_incmerge_free(a->mg);
 	a->mg = NULL;
@@ -177,12 +174,11 @@ static int size_for_channels(struct agent *a)
 	a->vals = calloc(n, sizeof(*a->vals));
 	a->ok = calloc(n, 1);
 	a->last = calloc(n, sizeof(*a->last));
-	a->inc_sum = calloc(n, sizeof(*a->inc_sum));
 	a->shown = calloc(n, sizeof(*a->shown));
 	a->shown_ok = calloc(n, 1);
 	a->mg = rv_incmerge_new(a->nchan, (const char *const *)a->names,
 				a->cfg.detect.incident_gap, a->cfg.detect.incident_min);
-	if (!a->vals || !a->ok || !a->last || !a->inc_sum || !a->shown || !a->shown_ok || !a->mg)
+	if (!a->vals || !a->ok || !a->last || !a->shown || !a->shown_ok || !a->mg)
 		return -ENOMEM;
 	rv_incmerge_set_gate(a->mg, severity_score(a->cfg.detect.report_severity),
 			     a->cfg.detect.minor_min);
@@ -203,147 +199,9 @@ static int size_for_channels(struct agent *a)
 			a->reservoir_rows = cap;
 	}
 	a->since_step = 0;
-	a->inc_n = 0;
-	a->open_reported = 0;
 	if (rv_ring_init(&a->ring, cap, n) != 0)
 		return -ENOMEM;
 	return agent_explain_alloc(a);
-}
-
-/* ----------------------------------------------------------- incidents */
-
-static void fill_incident(struct agent *a, const struct rv_incident *in, int open,
-			  struct rv_store_incident *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->id = in->id;
-	out->start_ts = in->start_ts;
-	out->end_ts = in->end_ts;
-	out->open = open;
-	out->windows = in->flagged;
-	out->peak_score = in->peak_score;
-	out->mean_score = in->mean_score;
-	out->cause_confidence = NAN;
-	out->detectors = in->detectors;
-	snprintf(out->subsystem, sizeof(out->subsystem), "%s", rv_subsystem_name(in->subsystem));
-	rv_incident_rank_subsystems(in, out->subsystems, sizeof(out->subsystems));
-	out->phase = in->phase;
-	out->follows = in->follows;
-	snprintf(out->host, sizeof(out->host), "%s", a->host);
-	out->nsig = in->ntop < RV_STORE_SIG_MAX ? in->ntop : RV_STORE_SIG_MAX;
-	for (size_t i = 0; i < out->nsig; i++) {
-		uint32_t c = in->top[i];
-		struct rv_store_signal *s = &out->sig[i];
-
-		snprintf(s->name, sizeof(s->name), "%s", a->names[c]);
-		s->share = in->top_weight[i];
-		s->baseline = a->model && a->model->chan_mean ? a->model->chan_mean[c] : NAN;
-		s->value = a->inc_n ? a->inc_sum[c] / (double)a->inc_n : NAN;
-	}
-}
-
-static void remember_closed(struct agent *a, const struct rv_store_incident *inc,
-			    enum rv_subsystem sub)
-{
-	pthread_mutex_lock(&a->mu);
-	a->recent[a->recent_next] = *inc;
-	a->recent_next = (a->recent_next + 1) % AGENT_RECENT_MAX;
-	if (a->nrecent < AGENT_RECENT_MAX)
-		a->nrecent++;
-	if (a->open_valid && a->open_inc.id == inc->id)
-		a->open_valid = 0;
-	else
-		a->incidents_total[sub]++;   /* closed without ever being reported open */
-	pthread_mutex_unlock(&a->mu);
-}
-
-static void incidents_after_push(struct agent *a, double ts);
-
-/*
- * An incident open for detect.absorb: whatever changed is the host's new
- * normal (a page cache that grew, a job with another profile). It is
- * closed, and the model is refitted on the newest normal samples and the
- * incident's own (from its first window on); the flagged samples of the
- * incidents before it stay out. Until that fit is in, windows are scored
- * but flag nothing.
- */
-static void absorb(struct agent *a, const struct rv_incident *open)
-{
-	rv_warn("agent: incident %llu open for %.0f s (detect.absorb): taken as the new normal; "
-		"refitting on its samples and the newest normal ones",
-		(unsigned long long)open->id, open->end_ts - open->start_ts);
-	if (rv_incmerge_finish(a->mg) != 0)
-		return;
-	a->absorbing = 1;
-	/* the rows of the incident's first window on */
-	a->absorb_since = open->start_ts - (double)a->model->window * a->interval_s;
-	incidents_after_push(a, a->data_ts);
-	agent_start_fit(a, "absorb", a->rd != NULL);
-}
-
-/* After a window went into the merger: report what closed, what opened
- * and (every OPEN_UPDATE_S) how the open incident grew. */
-static void incidents_after_push(struct agent *a, double ts)
-{
-	struct rv_incident open;
-
-	for (size_t i = 0; i < rv_incmerge_count(a->mg); i++) {
-		const struct rv_incident *in = rv_incmerge_get(a->mg, i);
-		struct rv_store_incident s;
-
-		struct rv_details d;
-		struct rv_store_details det;
-		int have;
-
-		fill_incident(a, in, 0, &s);
-		have = agent_explain(a, &s, &d, &det) == 0;
-		remember_closed(a, &s, in->subsystem);
-		agent_report_incident(a, &s, "close", have ? &det : NULL);
-		rv_details_free(&d);
-		if (a->open_reported == in->id)
-			a->open_reported = 0;
-	}
-	if (rv_incmerge_count(a->mg))
-		rv_incmerge_forget_closed(a->mg);
-	if (rv_incmerge_peek_open(a->mg, &open)) {
-		struct rv_store_incident s;
-		struct rv_details d;
-		struct rv_store_details det;
-		int fresh = a->open_reported != open.id;
-		int write = fresh || ts - a->open_written_ts >= OPEN_UPDATE_S;
-		int have = 0;
-
-		fill_incident(a, &open, 1, &s);
-		if (write)
-			have = agent_explain_open(a, &s, ts, fresh, &d, &det);
-		pthread_mutex_lock(&a->mu);
-		if (fresh)
-			a->incidents_total[open.subsystem]++;
-		a->open_inc = s;
-		a->open_valid = 1;
-		pthread_mutex_unlock(&a->mu);
-		if (write) {
-			agent_report_incident(a, &s, fresh ? "open" : "update", have ? &det : NULL);
-			a->open_reported = open.id;
-			a->open_written_ts = ts;
-		}
-		if (have)
-			rv_details_free(&d);
-		if (a->cfg.detect.absorb_s > 0 && open.end_ts - open.start_ts >= a->cfg.detect.absorb_s &&
-		    !a->fitting)
-			absorb(a, &open);
-	} else if (!rv_incmerge_open_state(a->mg, NULL, NULL, NULL)) {
-		a->inc_n = 0;
-	}
-}
-
-static void close_all(struct agent *a)
-{
-	if (!a->mg)
-		return;
-	rv_incmerge_finish(a->mg);
-	incidents_after_push(a, a->data_ts);
-	a->inc_n = 0;
 }
 
 /* ------------------------------------------------------------- scoring */
@@ -353,7 +211,6 @@ static void score_window(struct agent *a, double ts)
 	const struct rv_model *m = a->model;
 	struct rv_live_out out;
 	rv_ns t0 = rv_clock_ns();
-	size_t first, last_flagged, flagged;
 
 	for (size_t i = 0; i < m->window; i++)
 		a->wrows[i] = rv_ring_row(&a->ring, m->window - 1 - i);
@@ -363,17 +220,8 @@ static void score_window(struct agent *a, double ts)
 		out.res.anomaly = 0;
 		out.res.flags = 0;
 	}
-	/* per-channel values while an incident is open (or opens now) */
-	if (out.res.anomaly) {
-		if (!rv_incmerge_open_state(a->mg, &first, &last_flagged, &flagged)) {
-			memset(a->inc_sum, 0, a->nchan * sizeof(*a->inc_sum));
-			a->inc_n = 0;
-		}
-		for (size_t c = 0; c < a->nchan; c++)
-			a->inc_sum[c] += out.mean[c];
-		a->inc_n++;
+	if (out.res.anomaly)
 		rv_ring_mark_flagged(&a->ring, m->window);
-	}
 	if (rv_incmerge_push(a->mg, a->win, ts, out.res.anomaly, out.res.fused, out.res.flags,
 			     out.weight) != 0)
 		rv_warn("agent: incident merger: out of memory; window %zu lost", a->win);
@@ -391,7 +239,7 @@ static void score_window(struct agent *a, double ts)
 	}
 	a->last_score_s = rv_clock_since_s(t0);
 	pthread_mutex_unlock(&a->mu);
-	incidents_after_push(a, ts);
+	agent_incidents_after_push(a, ts);
 }
 
 /* ----------------------------------------------------------- one sample */
@@ -532,7 +380,7 @@ static int rediscover(struct agent *a)
 		return rc;
 	rv_warn("agent: the channels changed (%zu -> %zu): learning again", a->nchan,
 		rv_collector_nchan(a->coll));
-	close_all(a);
+	agent_close_all(a);
 	if (a->fitting) {
 		if (!pthread_equal(a->fit_tid, pthread_self()))
 			pthread_join(a->fit_tid, NULL);
@@ -547,7 +395,7 @@ static int rediscover(struct agent *a)
 	free_names(a);
 	a->state = AGENT_LEARNING;
 	a->learn_progress = 0.0;
-	a->open_valid = 0;
+	a->nopen = 0;
 	rc = names_from_collector(a);
 	if (!rc)
 		rc = size_for_channels(a);
@@ -788,7 +636,7 @@ int rv_agent_run(const struct rv_agent_opts *o, struct rv_err *err)
 	else if (a.cfg.refit_s > 0)
 		a.next_refit = agent_wall_s() + a.cfg.refit_s;
 	rc = a.rd ? run_replay(&a, err) : run_live(&a);
-	close_all(&a);
+	agent_close_all(&a);
 	if (rc < 0 && err && !err->code)
 		rv_err_set(err, rc, "agent: %s", rv_strerror(rc));
 	agent_free(&a);

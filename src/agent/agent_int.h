@@ -37,6 +37,13 @@ enum agent_state { AGENT_LEARNING, AGENT_DETECTING };
 /* Where a sink failed: counted per sink, reported once until it recovers. */
 enum agent_sink { SINK_STORE, SINK_EVENTS, SINK_RECORD, SINK_MODEL, SINK_COUNT };
 
+/* An open incident as last reported. */
+struct agent_open {
+	struct rv_store_incident inc;      /* its id, summary and last cause */
+	double written_ts;                 /* data time it was last written */
+	double explained_ts;               /* data time it was last explained */
+};
+
 struct agent_source_stat {
 	const char *name;
 	size_t nchan;
@@ -71,11 +78,6 @@ struct agent {
 	size_t since_step;
 	size_t win;                        /* index of the next window */
 	struct rv_incmerge *mg;
-	double *inc_sum;                   /* per channel: sum of window means in the open incident */
-	size_t inc_n;
-	uint64_t open_reported;            /* id of the open incident last written, 0: none */
-	double open_written_ts;
-	double open_explained_ts;          /* data time the open incident was last explained */
 
 	/* explanations (explain.c) */
 	struct rv_kb *kb;                  /* the built-in rules */
@@ -130,8 +132,8 @@ struct agent {
 	double model_fitted_at, model_fit_s;
 	size_t model_features, model_train_windows;
 	uint64_t incidents_total[RV_SUB_COUNT];
-	int open_valid;
-	struct rv_store_incident open_inc;
+	struct agent_open open[RV_INCMERGE_OPEN_MAX]; /* the open incidents reported, oldest first */
+	size_t nopen;
 	struct rv_store_incident recent[AGENT_RECENT_MAX];
 	size_t nrecent, recent_next;
 	uint64_t sink_errors[SINK_COUNT];
@@ -148,11 +150,20 @@ int agent_explain_alloc(struct agent *a);   /* buffers sized by the ring */
 void agent_explain_free(struct agent *a);
 int agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_details *d,
 		  struct rv_store_details *det);
-/* For the open incident at data time ts: explains it when fresh or every
- * EXPLAIN_UPDATE_S (returns 1: det filled, free d after use), else carries
- * the last cause over (returns 0, d zeroed). */
-int agent_explain_open(struct agent *a, struct rv_store_incident *inc, double ts, int fresh,
-		       struct rv_details *d, struct rv_store_details *det);
+/* For an open incident at data time ts (prev: as last reported, NULL when
+ * fresh): explains it when fresh or every EXPLAIN_UPDATE_S (returns 1: det
+ * filled, free d after use), else carries the last cause over (returns 0,
+ * d zeroed). */
+int agent_explain_open(struct agent *a, struct rv_store_incident *inc, double ts,
+		       struct agent_open *prev, struct rv_details *d, struct rv_store_details *det);
+
+/* incidents.c */
+/* After a window went into the merger: report what closed, what opened
+ * and (every OPEN_UPDATE_S) how each open incident grew; absorbs one open
+ * for detect.absorb. */
+void agent_incidents_after_push(struct agent *a, double ts);
+/* Closes and reports every open incident. */
+void agent_close_all(struct agent *a);
 
 /* sinks.c */
 int agent_sinks_open(struct agent *a, struct rv_err *err);

@@ -126,9 +126,12 @@ static void metrics_page(struct agent *a, struct rv_promtext *p)
 	rv_prom_family(p, "reveal_incidents_open", "gauge", "Open incidents by subsystem");
 	for (int s = 0; s < RV_SUB_COUNT; s++) {
 		const char *l[] = { "subsystem", rv_subsystem_name((enum rv_subsystem)s), NULL };
-		int open = a->open_valid &&
-			   strcmp(a->open_inc.subsystem, rv_subsystem_name((enum rv_subsystem)s)) == 0;
-		rv_prom_sample(p, "reveal_incidents_open", l, open ? 1.0 : 0.0);
+		size_t open = 0;
+
+		for (size_t i = 0; i < a->nopen; i++)
+			open += strcmp(a->open[i].inc.subsystem,
+				       rv_subsystem_name((enum rv_subsystem)s)) == 0;
+		rv_prom_sample(p, "reveal_incidents_open", l, (double)open);
 	}
 	rv_prom_family(p, "reveal_incidents_total", "counter",
 		       "Incidents opened since the start, by subsystem");
@@ -255,8 +258,8 @@ static int h_status(void *ctx, const struct rv_http_req *req, struct rv_http_res
 		unsigned long long total = 0;
 		for (int s = 0; s < RV_SUB_COUNT; s++)
 			total += a->incidents_total[s];
-		rv_sb_printf(&b, ",\"open_incidents\":%d,\"incidents_total\":%llu",
-			     a->open_valid ? 1 : 0, total);
+		rv_sb_printf(&b, ",\"open_incidents\":%zu,\"incidents_total\":%llu", a->nopen,
+			     total);
 	}
 	rv_sb_printf(&b, ",\"sink_errors\":{");
 	for (int s = 0; s < SINK_COUNT; s++)
@@ -284,22 +287,24 @@ static int h_status(void *ctx, const struct rv_http_req *req, struct rv_http_res
 }
 
 /*
- * Incidents: the open one, then the closed ones newest first. From the
+ * Incidents: the open ones, then the closed ones, newest first. From the
  * store when there is one (everything it keeps, `limit` at most, default
  * 100), else from the last AGENT_RECENT_MAX kept in memory.
  */
 struct list_ctx {
 	struct rv_sb *b;
 	size_t n;
-	uint64_t skip_id;
+	uint64_t skip_id[RV_INCMERGE_OPEN_MAX];   /* the open ones, listed first */
+	size_t nskip;
 };
 
 static int list_one(void *ctx, const struct rv_store_incident *in)
 {
 	struct list_ctx *l = ctx;
 
-	if (in->id == l->skip_id)
-		return 0;
+	for (size_t i = 0; i < l->nskip; i++)
+		if (in->id == l->skip_id[i])
+			return 0;
 	rv_sb_printf(l->b, "%s", l->n++ ? ",\n" : "\n");
 	agent_incident_json(l->b, in);
 	return 0;
@@ -310,11 +315,11 @@ static int h_incidents(void *ctx, const struct rv_http_req *req, struct rv_http_
 	struct agent *a = ctx;
 	const char *q = rv_http_query(req, "limit");
 	size_t limit = 100;
-	struct rv_store_incident open, *recent = NULL;
-	size_t nrecent = 0;
-	int have_open, rc = 0;
+	struct rv_store_incident open[RV_INCMERGE_OPEN_MAX], *recent = NULL;
+	size_t nrecent = 0, nopen;
+	int rc = 0;
 	struct rv_sb b;
-	struct list_ctx l = { &b, 0, 0 };
+	struct list_ctx l = { .b = &b };
 
 	if (q) {
 		char *end;
@@ -331,9 +336,9 @@ static int h_incidents(void *ctx, const struct rv_http_req *req, struct rv_http_
 	if (!recent)
 		return -ENOMEM;
 	pthread_mutex_lock(&a->mu);
-	have_open = a->open_valid;
-	if (have_open)
-		open = a->open_inc;
+	nopen = a->nopen;
+	for (size_t i = 0; i < nopen; i++)
+		open[i] = a->open[i].inc;
 	for (size_t i = 0; i < a->nrecent; i++)
 		recent[nrecent++] =
 			a->recent[(a->recent_next + AGENT_RECENT_MAX - 1 - i) % AGENT_RECENT_MAX];
@@ -341,9 +346,10 @@ static int h_incidents(void *ctx, const struct rv_http_req *req, struct rv_http_
 
 	rv_sb_init(&b);
 	rv_sb_printf(&b, "{\"incidents\":[");
-	if (have_open) {
-		list_one(&l, &open);
-		l.skip_id = open.id;
+	/* the open ones, newest first */
+	for (size_t i = nopen; i-- > 0;) {
+		list_one(&l, &open[i]);
+		l.skip_id[l.nskip++] = open[i].id;
 	}
 	if (a->cfg.store.path[0]) {
 		/* a connection of this thread's own: the agent's is not shared */

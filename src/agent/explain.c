@@ -122,19 +122,18 @@ int agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_deta
 	return 0;
 }
 
-int agent_explain_open(struct agent *a, struct rv_store_incident *inc, double ts, int fresh,
-		       struct rv_details *d, struct rv_store_details *det)
+int agent_explain_open(struct agent *a, struct rv_store_incident *inc, double ts,
+		       struct agent_open *prev, struct rv_details *d, struct rv_store_details *det)
 {
 	memset(d, 0, sizeof(*d));
-	if (fresh || ts - a->open_explained_ts >= EXPLAIN_UPDATE_S) {
-		a->open_explained_ts = ts;
+	if (!prev || ts - prev->explained_ts >= EXPLAIN_UPDATE_S) {
+		if (prev)
+			prev->explained_ts = ts;
 		return agent_explain(a, inc, d, det) == 0;
 	}
-	if (a->open_valid && a->open_inc.id == inc->id) {
-		/* the cause found at the last explanation (only this thread writes open_inc) */
-		memcpy(inc->cause, a->open_inc.cause, sizeof(inc->cause));
-		memcpy(inc->cause_title, a->open_inc.cause_title, sizeof(inc->cause_title));
-		inc->cause_confidence = a->open_inc.cause_confidence;
-	}
+	/* the cause found at the last explanation (only this thread writes it) */
+	memcpy(inc->cause, prev->inc.cause, sizeof(inc->cause));
+	memcpy(inc->cause_title, prev->inc.cause_title, sizeof(inc->cause_title));
+	inc->cause_confidence = prev->inc.cause_confidence;
 	return 0;
 }

@@ -124,6 +124,7 @@ struct rv_ens_result {
 	double novelty;
 	uint32_t novel_chan;
 	int novel;
+	double novel_share;          /* the share of the attribution its novel channels get */
 };
 
 /* rv_ens_result.novel_chan of a window without novelty. */

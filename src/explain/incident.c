@@ -1,36 +1,21 @@
 /*
  * incident.c - merging flagged windows into incidents (incident.h).
  *
- * The merger sees one window at a time and keeps two stretches of flagged
- * windows: the open incident and a candidate of the windows the open
- * incident does not explain. Each keeps its running sums and one weight per
- * channel, so the live agent and the offline path share it.
- *
- * The blame of an incident is that of its onset: the per-channel weights
- * summed from its first window up to its peak (at least ONSET_MIN windows,
- * the peak looked for in the first ONSET_MAX), frozen after ONSET_MAX
- * windows. The channels that carry most of that weight are the onset
- * channels; a later flagged window belongs to the incident while they still
- * carry at least CONTINUE_LEVEL of their onset weight per window (the
- * hysteresis: strong enough to open, a quarter of that to go on). Other
- * flagged windows are the candidate's: when the incident closes while the
- * candidate is still going, the candidate goes on as the incident's
- * follow-on phase (a new incident linked to it), so the after-effects of a
- * fault neither keep it open nor relabel it.
+ * The merger sees one window at a time and keeps stretches of flagged
+ * windows: up to RV_INCMERGE_OPEN_MAX open incidents and one candidate of
+ * the windows they do not explain (or of a new onset inside them). Each
+ * keeps its running sums and per-channel weights (onset, recent profile),
+ * so the live agent and the offline path share it. The onset's heaviest
+ * channels decide what continues an incident (CONTINUE_LEVEL of their
+ * onset weight: strong enough to open, a quarter of that to go on).
  */
 #include "explain/incident.h"
+#include "explain/incident_int.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum {
-	CLOSED_INITIAL_CAP = 16,  /* first allocation of the closed-incident array */
-	ONSET_MIN = 2,            /* windows the onset has at least */
-	ONSET_MAX = 5,            /* the onset's peak is looked for in these windows */
-	ONSET_CHANNELS = RV_INCIDENT_TOP_MAX,
-};
 
 /* A window belongs to the open incident while its onset channels carry at
  * least this share of their onset weight per window. */
@@ -39,55 +24,36 @@ static const double CONTINUE_LEVEL = 0.25;
  * onset's weight. */
 static const double ONSET_COVER = 0.8;
 
-/* A run of flagged windows: the open incident, or the candidate. */
-struct stretch {
-	int open;
-	struct rv_incident in;      /* summary fields filled by summarise() */
-	double score_sum;
-	double excess;              /* sum of max(0, score - 1) over its windows */
-	double *acc;                /* nchan: weight summed while the onset lasts */
-	double *onset;              /* nchan: acc at the onset's peak */
-	size_t onset_n;             /* windows in that snapshot */
-	int onset_done;             /* onset frozen, onset channels chosen */
-	uint32_t oset[ONSET_CHANNELS];
-	size_t noset;
-	double onset_level;         /* the onset channels' weight per window */
-};
-
-struct rv_incmerge {
-	size_t nchan;
-	const char *const *names;   /* borrowed */
-	size_t max_gap, min_windows;
-	double gate_peak;           /* peak score reported at once; 0 = no gate */
-	size_t gate_windows;        /* flagged windows a weaker one needs; 0 = never */
-	size_t sustained_windows;   /* a sustained one with enough excess; 0 = off */
-	unsigned char *chan_sub;    /* enum rv_subsystem per channel, from its name */
-
-	struct stretch cur, cand;
-	uint64_t last_closed_id;    /* id given at the last close, 0: dropped */
-	unsigned last_closed_phase;
-	double last_closed_peak;
-
-	int have_last;
-	size_t last_win;            /* last window pushed, to refuse reordering */
-
-	struct rv_incident *closed;
-	size_t nclosed, cap;
-	size_t dropped;
-	uint64_t next_id;
-};
+/*
+ * A new onset inside open incidents: a flagged window whose score is at
+ * least SPLIT_SCORE times their recent score (and above 1), in which the
+ * channels that grew to at least SPLIT_GROW times their recent weight
+ * carry their excess mostly (SPLIT_SHARE) outside the incidents' onset
+ * channels. It goes to the candidate too, with those channels' excess as
+ * its weights. Growth, not weight, decides: a channel whose attribution
+ * scales with the whole window (an event counter never seen while
+ * learning) grows like the score, a new fault's channels by far more.
+ * RECENT_ALPHA: the weight of each new window in the recent score and
+ * profile (exponential averages).
+ */
+static const double SPLIT_SCORE = 2.0;
+static const double SPLIT_GROW = 4.0;
+static const double SPLIT_SHARE = 0.5;
+static const double RECENT_ALPHA = 0.2;
 
 static int stretch_init(struct stretch *s, size_t n)
 {
 	s->acc = calloc(n, sizeof(*s->acc));
 	s->onset = calloc(n, sizeof(*s->onset));
-	return s->acc && s->onset ? 0 : -ENOMEM;
+	s->recent = calloc(n, sizeof(*s->recent));
+	return s->acc && s->onset && s->recent ? 0 : -ENOMEM;
 }
 
 static void stretch_fini(struct stretch *s)
 {
 	free(s->acc);
 	free(s->onset);
+	free(s->recent);
 }
 
 struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap,
@@ -100,9 +66,14 @@ struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size
 		return NULL;
 	/* one element at least, so nchan == 0 does not look like a failure */
 	size_t alloc = nchan ? nchan : 1;
+	int rc = 0;
+
 	m->chan_sub = calloc(alloc, sizeof(*m->chan_sub));
-	if (!m->chan_sub || stretch_init(&m->cur, alloc) != 0 ||
-	    stretch_init(&m->cand, alloc) != 0) {
+	m->split = calloc(alloc, sizeof(*m->split));
+	for (size_t i = 0; i < RV_INCMERGE_OPEN_MAX; i++)
+		rc |= stretch_init(&m->open[i], alloc);
+	rc |= stretch_init(&m->cand, alloc);
+	if (!m->chan_sub || !m->split || rc) {
 		rv_incmerge_free(m);
 		return NULL;
 	}
@@ -121,21 +92,26 @@ void rv_incmerge_free(struct rv_incmerge *m)
 	if (!m)
 		return;
 	free(m->chan_sub);
-	stretch_fini(&m->cur);
+	free(m->split);
+	for (size_t i = 0; i < RV_INCMERGE_OPEN_MAX; i++)
+		stretch_fini(&m->open[i]);
 	stretch_fini(&m->cand);
 	free(m->closed);
+	free(m->closed_at);
 	free(m);
 }
 
 static void stretch_open(const struct rv_incmerge *m, struct stretch *s, size_t win, double ts)
 {
-	double *acc = s->acc, *onset = s->onset;
+	double *acc = s->acc, *onset = s->onset, *recent = s->recent;
 
 	memset(s, 0, sizeof(*s));
 	s->acc = acc;
 	s->onset = onset;
+	s->recent = recent;
 	memset(acc, 0, m->nchan * sizeof(*acc));
 	memset(onset, 0, m->nchan * sizeof(*onset));
+	memset(recent, 0, m->nchan * sizeof(*recent));
 	s->in.first_win = win;
 	s->in.start_ts = ts;
 	s->in.phase = 1;
@@ -207,6 +183,22 @@ static void onset_freeze(const struct rv_incmerge *m, struct stretch *s, const d
 	}
 	s->onset_level = s->onset_n ? sum / (double)s->onset_n : 0;
 	s->onset_done = 1;
+	for (size_t c = 0; c < m->nchan; c++)
+		s->recent[c] = s->onset_n ? s->onset[c] / (double)s->onset_n : 0;
+	s->recent_score = s->score_sum / (double)s->in.flagged;
+}
+
+/* The recent profile after the onset: an exponential average of the
+ * windows it takes. */
+static void recent_add(const struct rv_incmerge *m, struct stretch *s, double score,
+		       const double *w)
+{
+	s->recent_score += RECENT_ALPHA * (score - s->recent_score);
+	for (size_t c = 0; w && c < m->nchan; c++) {
+		double v = isfinite(w[c]) && w[c] > 0 ? w[c] : 0;
+
+		s->recent[c] += RECENT_ALPHA * (v - s->recent[c]);
+	}
 }
 
 static void stretch_add(const struct rv_incmerge *m, struct stretch *s, size_t win, double ts,
@@ -224,8 +216,10 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, size_t w
 	s->score_sum += score;
 	if (score > 1)
 		s->excess += score - 1;
-	if (s->onset_done)
+	if (s->onset_done) {
+		recent_add(m, s, score, chan_weight);
 		return;
+	}
 	/* attribution is a magnitude: a negative or broken value carries nothing */
 	for (size_t c = 0; chan_weight && c < m->nchan; c++)
 		if (isfinite(chan_weight[c]) && chan_weight[c] > 0)
@@ -300,8 +294,8 @@ static int belongs(const struct rv_incmerge *m, const struct stretch *s, const d
 }
 
 /* Subsystem, shares and top channels from the onset's weights. */
-static void summarise(const struct rv_incmerge *m, const struct stretch *s,
-		      struct rv_incident *in)
+void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
+			   struct rv_incident *in)
 {
 	double sub_sum[RV_SUB_COUNT] = { 0 };
 	double total = 0, sub_total = 0, best = 0;
@@ -326,11 +320,11 @@ static void summarise(const struct rv_incmerge *m, const struct stretch *s,
 }
 
 /*
- * Room for the incidents one push or finish may close (the open one, the
- * candidate promoted after it, then that one too), taken before anything
- * changes, so -ENOMEM leaves the merger as it was.
+ * Room for the incidents one push or finish may close (every open one, the
+ * candidate retired or promoted after each, and the candidate at the end),
+ * taken before anything changes, so -ENOMEM leaves the merger as it was.
  */
-enum { CLOSES_PER_PUSH = 3 };
+enum { CLOSES_PER_PUSH = 2 * RV_INCMERGE_OPEN_MAX + 2 };
 
 static int reserve_closed(struct rv_incmerge *m)
 {
@@ -343,6 +337,10 @@ static int reserve_closed(struct rv_incmerge *m)
 	if (!p)
 		return -ENOMEM;
 	m->closed = p;
+	size_t *at = realloc(m->closed_at, cap * sizeof(*at));
+	if (!at)
+		return -ENOMEM;     /* closed grew: harmless, cap stays */
+	m->closed_at = at;
 	m->cap = cap;
 	return 0;
 }
@@ -376,22 +374,24 @@ static int qualifies(const struct rv_incmerge *m, const struct stretch *s)
 	return m->gate_windows > 0 && in->flagged >= m->gate_windows;
 }
 
-/* Keeps s as a closed incident with the next id when it qualifies, else
- * counts it as a dropped blip; s is closed either way. */
-static int close_stretch(struct rv_incmerge *m, struct stretch *s)
+/* Keeps s as a closed incident (its id, or the next one) when it
+ * qualifies, else counts it as a dropped blip; s is closed either way. */
+static int close_stretch(struct rv_incmerge *m, struct stretch *s, size_t win)
 {
 	if (!s->open)
 		return 0;
 	m->last_closed_id = 0;
 	if (!qualifies(m, s)) {
-		m->dropped++;
+		/* a new onset that never qualified lay inside incidents: no blip */
+		m->dropped += s->alone > 0;
 		s->open = 0;
 		return 0;
 	}
 	struct rv_incident *in = &m->closed[m->nclosed];
 	*in = s->in;
-	summarise(m, s, in);
-	in->id = m->next_id++;
+	rv_incmerge_summarise(m, s, in);
+	in->id = s->id ? s->id : m->next_id++;
+	m->closed_at[m->nclosed] = win;
 	m->last_closed_id = in->id;
 	m->last_closed_phase = in->phase;
 	m->last_closed_peak = in->peak_score;
@@ -401,7 +401,7 @@ static int close_stretch(struct rv_incmerge *m, struct stretch *s)
 }
 
 /* A candidate that stopped more than max_gap windows before win: an
- * episode of its own beside the open incident, kept or dropped as any. */
+ * episode of its own beside the open incidents, kept or dropped as any. */
 static int retire_stale_candidate(struct rv_incmerge *m, size_t win)
 {
 	if (!m->cand.open || win - m->cand.in.last_win - 1 <= m->max_gap)
@@ -409,7 +409,7 @@ static int retire_stale_candidate(struct rv_incmerge *m, size_t win)
 	uint64_t id = m->last_closed_id;
 	unsigned phase = m->last_closed_phase;
 	double peak = m->last_closed_peak;
-	int rc = close_stretch(m, &m->cand);
+	int rc = close_stretch(m, &m->cand, win);
 
 	m->last_closed_id = id;
 	m->last_closed_phase = phase;
@@ -417,57 +417,51 @@ static int retire_stale_candidate(struct rv_incmerge *m, size_t win)
 	return rc;
 }
 
+/* The candidate becomes the newest open incident (a free slot exists). */
+static void cand_to_open(struct rv_incmerge *m)
+{
+	struct stretch t = m->open[m->nopen];
+
+	m->open[m->nopen++] = m->cand;
+	m->cand = t;
+	m->cand.open = 0;
+}
+
+/* Removes open incident i (closed already), keeping the others in order. */
+static void drop_open(struct rv_incmerge *m, size_t i)
+{
+	struct stretch t = m->open[i];
+
+	memmove(&m->open[i], &m->open[i + 1], (m->nopen - 1 - i) * sizeof(m->open[0]));
+	m->open[--m->nopen] = t;
+}
+
 /*
- * After the open incident closed: a candidate still going becomes the open
+ * After an open incident closed: a candidate still going becomes an open
  * incident, the follow-on phase of the one that closed (when that one was
  * kept, not dropped as a blip).
  */
 static int promote_candidate(struct rv_incmerge *m, size_t win)
 {
-	struct stretch t;
 	int rc = retire_stale_candidate(m, win);
 
-	if (rc < 0 || !m->cand.open)
+	if (rc < 0 || !m->cand.open || m->nopen == RV_INCMERGE_OPEN_MAX)
 		return rc;
-	t = m->cur;
-	m->cur = m->cand;
-	m->cand = t;
-	m->cand.open = 0;
+	cand_to_open(m);
 	/* an after-effect is not stronger than its cause: a candidate that
 	 * peaked higher than the incident it outlived is an incident of its
 	 * own (a new fault that began while a weak incident lasted) */
-	if (m->last_closed_id && m->cur.in.peak_score <= m->last_closed_peak) {
-		m->cur.in.follows = m->last_closed_id;
-		m->cur.in.phase = m->last_closed_phase + 1;
+	struct stretch *s = &m->open[m->nopen - 1];
+	if (m->last_closed_id && s->in.peak_score <= m->last_closed_peak) {
+		s->in.follows = m->last_closed_id;
+		s->in.phase = m->last_closed_phase + 1;
 	}
 	return 0;
 }
 
-int rv_incmerge_peek_open(const struct rv_incmerge *m, struct rv_incident *out)
-{
-	if (!m || !m->cur.open || !qualifies(m, &m->cur))
-		return 0;
-	*out = m->cur.in;
-	summarise(m, &m->cur, out);
-	out->id = m->next_id;
-	return 1;
-}
-
-void rv_incmerge_forget_closed(struct rv_incmerge *m)
-{
-	if (m)
-		m->nclosed = 0;
-}
-
-void rv_incmerge_set_next_id(struct rv_incmerge *m, uint64_t id)
-{
-	if (m && id > 0)
-		m->next_id = id;
-}
-
-/* A flagged window the open incident does not explain. */
+/* A flagged window (or its split part) the open incidents do not explain. */
 static int add_candidate(struct rv_incmerge *m, size_t win, double ts, double score,
-			 unsigned detectors, const double *w)
+			 unsigned detectors, const double *w, int alone)
 {
 	int rc = retire_stale_candidate(m, win);
 
@@ -476,27 +470,131 @@ static int add_candidate(struct rv_incmerge *m, size_t win, double ts, double sc
 	if (!m->cand.open)
 		stretch_open(m, &m->cand, win, ts);
 	stretch_add(m, &m->cand, win, ts, score, detectors, w);
+	m->cand.alone += (size_t)alone;
+	m->cand.split += (size_t)!alone;
 	return 0;
 }
 
 /*
- * Closes the open incident once more than max_gap windows passed without
+ * Closes each open incident once more than max_gap windows passed without
  * one of its own (this one included when it is not), and lets the
- * candidate go on in its place; the new open incident is judged the same
+ * candidate go on in its place; an incident promoted so is judged the same
  * way, as it may have stopped too.
  */
 static int close_stale(struct rv_incmerge *m, size_t win, int flagged, const double *w)
 {
-	while (m->cur.open) {
+	for (size_t i = 0; i < m->nopen;) {
+		struct stretch *s = &m->open[i];
 		/* windows never pushed count as unflagged, like pushed ones */
-		size_t between = win - m->cur.in.last_win - 1;
-		int own = flagged && belongs(m, &m->cur, w);
+		size_t between = win - s->in.last_win - 1;
+		int own = flagged && belongs(m, s, w);
 		int rc;
 
-		if (between < m->max_gap || (own && between == m->max_gap))
-			return 0;
-		if ((rc = close_stretch(m, &m->cur)) < 0 || (rc = promote_candidate(m, win)) < 0)
+		if (between < m->max_gap || (own && between == m->max_gap)) {
+			i++;
+			continue;
+		}
+		if ((rc = close_stretch(m, s, win)) < 0)
 			return rc;
+		drop_open(m, i);
+		if ((rc = promote_candidate(m, win)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Whether a window the open incidents own[] take holds a new onset as
+ * well (see SPLIT_SCORE): fills m->split with the excess of the channels
+ * that grew SPLIT_GROW-fold outside their onset channels and returns 1,
+ * else 0.
+ */
+static int split_window(struct rv_incmerge *m, const int *own, double score, const double *w)
+{
+	double recent = 0, outside = 0, inside = 0;
+
+	if (!w || !(score > 1))
+		return 0;
+	for (size_t i = 0; i < m->nopen; i++) {
+		if (!own[i])
+			continue;
+		if (!m->open[i].onset_done)
+			return 0;         /* its onset still gathers: not yet comparable */
+		if (m->open[i].recent_score > recent)
+			recent = m->open[i].recent_score;
+	}
+	if (!(score >= SPLIT_SCORE * recent))
+		return 0;
+	for (size_t c = 0; c < m->nchan; c++) {
+		double base = 0, v = isfinite(w[c]) && w[c] > 0 ? w[c] : 0;
+		int onset = 0;
+
+		for (size_t i = 0; i < m->nopen; i++) {
+			if (!own[i])
+				continue;
+			base += m->open[i].recent[c];
+			for (size_t k = 0; k < m->open[i].noset; k++)
+				onset |= m->open[i].oset[k] == c;
+		}
+		m->split[c] = 0;
+		if (!(v > 0) || v < SPLIT_GROW * base)
+			continue;
+		if (onset) {
+			inside += v - base;
+		} else {
+			m->split[c] = v - base;
+			outside += v - base;
+		}
+	}
+	return outside > 0 && outside >= SPLIT_SHARE * (inside + outside);
+}
+
+/* Ids for the open incidents that now qualify: in the order they do. */
+static void claim_ids(struct rv_incmerge *m)
+{
+	for (size_t i = 0; i < m->nopen; i++)
+		if (!m->open[i].id && qualifies(m, &m->open[i]))
+			m->open[i].id = m->next_id++;
+}
+
+/* A flagged window: to the open incidents it belongs to, and to the
+ * candidate when none takes it or it holds a new onset. */
+static int add_flagged(struct rv_incmerge *m, size_t win, double ts, double score,
+		       unsigned detectors, const double *w)
+{
+	int own[RV_INCMERGE_OPEN_MAX] = { 0 }, nown = 0, rc = 0;
+
+	if (m->nopen == 0) {
+		stretch_open(m, &m->open[0], win, ts);
+		m->nopen = 1;
+		stretch_add(m, &m->open[0], win, ts, score, detectors, w);
+		m->open[0].alone = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < m->nopen; i++)
+		nown += own[i] = belongs(m, &m->open[i], w);
+	if (nown == 0)
+		rc = add_candidate(m, win, ts, score, detectors, w, 1);
+	else if (split_window(m, own, score, w))
+		rc = add_candidate(m, win, ts, score, detectors, m->split, 0);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < m->nopen; i++)
+		if (own[i])
+			stretch_add(m, &m->open[i], win, ts, score, detectors, w);
+	/* a candidate that qualifies opens beside the open incidents: a new
+	 * onset inside them (split windows) as an incident of its own; windows
+	 * they stopped taking as the follow-on phase of the newest of them,
+	 * unless it is the stronger one */
+	if (m->cand.open && m->nopen < RV_INCMERGE_OPEN_MAX && qualifies(m, &m->cand)) {
+		const struct stretch *cause = &m->open[m->nopen - 1];
+		int after = !m->cand.split && cause->id && m->cand.in.peak_score <= cause->in.peak_score;
+
+		cand_to_open(m);
+		if (after) {
+			m->open[m->nopen - 1].in.follows = cause->id;
+			m->open[m->nopen - 1].in.phase = cause->in.phase + 1;
+		}
 	}
 	return 0;
 }
@@ -510,14 +608,9 @@ int rv_incmerge_push(struct rv_incmerge *m, size_t win, double ts, int flagged, 
 
 	if (rc < 0 || (rc = close_stale(m, win, flagged, chan_weight)) < 0)
 		return rc;
-	if (flagged && m->cur.open && !belongs(m, &m->cur, chan_weight)) {
-		if ((rc = add_candidate(m, win, ts, score, detectors, chan_weight)) < 0)
-			return rc;
-	} else if (flagged) {
-		if (!m->cur.open)
-			stretch_open(m, &m->cur, win, ts);
-		stretch_add(m, &m->cur, win, ts, score, detectors, chan_weight);
-	}
+	if (flagged && (rc = add_flagged(m, win, ts, score, detectors, chan_weight)) < 0)
+		return rc;
+	claim_ids(m);
 	m->have_last = 1;
 	m->last_win = win;
 	return 0;
@@ -528,69 +621,17 @@ int rv_incmerge_finish(struct rv_incmerge *m)
 	if (!m)
 		return -EINVAL;
 	int rc = reserve_closed(m);
+	size_t win = m->last_win;
 
-	if (rc >= 0)
-		rc = close_stretch(m, &m->cur);
-	if (rc >= 0 && m->cand.open)
-		rc = promote_candidate(m, m->last_win);
-	if (rc >= 0)
-		rc = close_stretch(m, &m->cur);
-	return rc;
-}
-
-int rv_incmerge_open_state(const struct rv_incmerge *m, size_t *first_win, size_t *last_flagged,
-			   size_t *flagged)
-{
-	if (!m || !m->cur.open)
-		return 0;
-	if (first_win)
-		*first_win = m->cur.in.first_win;
-	if (last_flagged)
-		*last_flagged = m->cur.in.last_win;
-	if (flagged)
-		*flagged = m->cur.in.flagged;
-	return 1;
-}
-
-int rv_incmerge_covers(const struct rv_incmerge *m, size_t win)
-{
-	for (size_t i = m ? m->nclosed : 0; i-- > 0;) {
-		if (m->closed[i].last_win < win)
-			return 0;
-		if (m->closed[i].first_win <= win)
-			return 1;
+	/* the oldest first; the candidate follows the last one to close */
+	while (rc >= 0 && m->nopen) {
+		rc = close_stretch(m, &m->open[0], win);
+		drop_open(m, 0);
+		if (rc >= 0 && !m->nopen && m->cand.open) {
+			rc = promote_candidate(m, win);
+		}
 	}
-	return 0;
-}
-
-size_t rv_incmerge_max_gap(const struct rv_incmerge *m)
-{
-	return m ? m->max_gap : 0;
-}
-
-size_t rv_incmerge_min_windows(const struct rv_incmerge *m)
-{
-	return m ? m->min_windows : 1;
-}
-
-size_t rv_incmerge_count(const struct rv_incmerge *m)
-{
-	return m ? m->nclosed : 0;
-}
-
-const struct rv_incident *rv_incmerge_get(const struct rv_incmerge *m, size_t i)
-{
-	if (!m || i >= m->nclosed)
-		return NULL;
-	return &m->closed[i];
-}
-
-const char *rv_incmerge_chan_name(const struct rv_incmerge *m, uint32_t c)
-{
-	return m && c < m->nchan ? m->names[c] : NULL;
-}
-
-size_t rv_incmerge_dropped(const struct rv_incmerge *m)
-{
-	return m ? m->dropped : 0;
+	if (rc >= 0)
+		rc = close_stretch(m, &m->cand, win);
+	return rc;
 }

@@ -20,19 +20,29 @@
  * incident closes once more than max_gap windows pass without one of its
  * own (or at rv_incmerge_finish); its end is its last own window.
  *
- * Follow-on phases. The flagged windows an open incident does not explain
- * form a candidate. When the incident closes while the candidate still
- * goes on, the candidate becomes the open incident: a follow-on phase of
- * the one that closed (`follows` its id, `phase` one more) when its peak
- * so far is not above that one's (an after-effect is not stronger than
- * its cause), else an incident of its own; either way with its own
- * onset: a cascade cpu -> net reads as two linked incidents, never as one
- * relabelled incident. A candidate that stops while the incident goes on
- * is an episode of its own (phase 1), kept or dropped like any.
+ * Follow-on phases. The flagged windows no open incident explains form a
+ * candidate. It opens as an incident as soon as it qualifies (the gate
+ * below), or when an incident closes while it still goes on: a follow-on
+ * phase of the newest open incident, or of the one that closed (`follows`
+ * its id, `phase` one more), when its peak so far is not above that one's
+ * (an after-effect is not stronger than its cause), else an incident of
+ * its own; either way with its own onset: a cascade cpu -> net reads as
+ * two linked incidents, never as one relabelled incident. A candidate that
+ * stops before it qualifies is a blip.
+ *
+ * Concurrent incidents. A fault that begins while an incident goes on (a
+ * lasting after-effect, say) is not swallowed by it: a window the open
+ * incidents take whose score is at least twice their recent score, and
+ * whose channels that grew fourfold over the incidents' recent profile
+ * lie mostly outside their onset channels, feeds the candidate too (with
+ * that growth as its weights). Such a candidate that qualifies while they
+ * go on opens beside them, phase 1. At most RV_INCMERGE_OPEN_MAX are open
+ * at once; ids are given in the order incidents qualify (or close).
  *
  * Blips. Closed incidents are kept in an array owned by the merger.
  * Incidents shorter than `min_windows` flagged windows are dropped as blips
- * when min_windows > 1 (counted in `dropped`). With a gate
+ * when min_windows > 1 (counted in `dropped`; a new onset inside open
+ * incidents that never qualifies is not a blip). With a gate
  * (rv_incmerge_set_gate), an incident whose peak score stays at or below
  * the gate's peak is also dropped unless it lasts the gate's number of
  * flagged windows, or (rv_incmerge_set_sustained) lasts the sustained
@@ -40,8 +50,8 @@
  * at least the gate's peak - 1: a sustained moderate excess counts like a
  * strong window, a short weak stretch is a blip.
  *
- * Memory: 4 * nchan doubles (the open incident and the candidate),
- * allocated at _new; the closed-incident array grows geometrically until
+ * Memory: 3 * (RV_INCMERGE_OPEN_MAX + 1) + 1 times nchan doubles (the
+ * open incidents, the candidate, a split window), allocated at _new; the closed-incident array grows geometrically until
  * the caller forgets the closed incidents (rv_incmerge_forget_closed), as
  * the live agent does after handing each to its sinks.
  */
@@ -55,10 +65,10 @@
 #include "base/err.h"
 #include "catalog/catalog.h"
 
-enum { RV_INCIDENT_TOP_MAX = 8 };
+enum { RV_INCIDENT_TOP_MAX = 8, RV_INCMERGE_OPEN_MAX = 4 };
 
 struct rv_incident {
-	uint64_t id;                 /* 1, 2, ... in order of start; dropped blips take none */
+	uint64_t id;                 /* 1, 2, ... as they qualify; dropped blips take none */
 	size_t first_win, last_win;  /* window indices, inclusive */
 	double start_ts, end_ts;     /* timestamps of the first and last flagged window */
 	size_t flagged;              /* flagged windows inside */
@@ -123,26 +133,36 @@ int rv_incmerge_push(struct rv_incmerge *m, size_t win, double ts, int flagged, 
 int rv_incmerge_finish(struct rv_incmerge *m);
 
 /*
- * State of the open incident: returns 1 and fills first_win, the window of
- * its last flagged window and its flagged count when one is open, else 0.
- * Lets a caller that delays per-window output decide which windows the
- * incidents cover (any pointer may be NULL).
+ * State of the oldest open incident: returns 1 and fills first_win, the
+ * window of its last flagged window and its flagged count when one is
+ * open, else 0 (any pointer may be NULL).
  */
 int rv_incmerge_open_state(const struct rv_incmerge *m, size_t *first_win, size_t *last_flagged,
 			   size_t *flagged);
+
+/*
+ * For a caller that delays per-window output: whether window win is
+ * decided (no open incident may still take it: each open one either began
+ * after it, or has min flagged windows and reaches past it). Returns 1 and
+ * sets *anomaly (a closed or open incident covers it), or 0: wait.
+ */
+int rv_incmerge_decided(const struct rv_incmerge *m, size_t win, size_t min, int *anomaly);
 
 /* 1 when window win lies inside a closed (kept) incident. Looks back from
  * the newest incident, so it is cheap for recent windows. */
 int rv_incmerge_covers(const struct rv_incmerge *m, size_t win);
 
 /*
- * The open incident as it would close now (top channels, subsystem and
- * mean score over its flagged windows so far; id the one it will get):
- * returns 1 and fills *out when an incident is open and has at least
- * min_windows flagged windows (and passes the gate, if set), else 0. For the live agent, which reports
- * an incident while it lasts.
+ * The oldest open incident as it would close now (top channels, subsystem
+ * and mean score over its flagged windows so far; its id): returns 1 and
+ * fills *out when an incident is open and has at least min_windows
+ * flagged windows (and passes the gate, if set), else 0. For the live
+ * agent, which reports an incident while it lasts.
  */
 int rv_incmerge_peek_open(const struct rv_incmerge *m, struct rv_incident *out);
+/* Every open incident that qualifies, oldest first, up to max of them into
+ * out[]; returns how many. */
+size_t rv_incmerge_peek_all(const struct rv_incmerge *m, struct rv_incident *out, size_t max);
 
 /* Drops the closed incidents kept so far (ids go on): a long-running
  * caller takes them (rv_incmerge_get) and forgets them, so memory stays

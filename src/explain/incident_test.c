@@ -490,6 +490,112 @@ static void test_minor_onset_channel_cannot_hold(void **state)
 	rv_incmerge_free(m);
 }
 
+/*
+ * A fault that begins while a lasting after-effect goes on: tail loss
+ * probes (net.tlp) hold an incident open; a CPU fault comes on top. Its
+ * windows still belong to the after-effect (net.tlp goes on), but the score
+ * more than doubles and the channels that grew fourfold (cpu.user, cpu.sys)
+ * lie outside its onset channels: a second incident opens beside it, with
+ * its own blame, and closes with the fault while the first goes on.
+ */
+static void test_new_fault_during_after_effect(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "net.tlp", "net.seg", "cpu.user", "cpu.sys",
+					     "mem.x" };
+	struct rv_incmerge *m = rv_incmerge_new(5, names, 2, 2);
+	/* net.tlp's weight scales with the window (a counter never seen while
+	 * learning): 3x when the fault comes, less than the fourfold growth */
+	const double tlp[] = { 10, 0.5, 0.5, 0.5, 0.5 }, fault[] = { 30, 0.6, 40, 20, 0.6 };
+	struct rv_incident open[RV_INCMERGE_OPEN_MAX];
+	size_t w;
+
+	assert_non_null(m);
+	w = push_run(m, 0, 10, 1.5, tlp);
+	assert_int_equal(rv_incmerge_peek_all(m, open, RV_INCMERGE_OPEN_MAX), 1);
+	w = push_run(m, w, 10, 5.0, fault);            /* windows 10..19 */
+	assert_int_equal(rv_incmerge_peek_all(m, open, RV_INCMERGE_OPEN_MAX), 2);
+	assert_int_equal(open[0].id, 1);
+	assert_int_equal(open[0].subsystem, RV_SUB_NET);
+	assert_int_equal(open[1].id, 2);
+	assert_int_equal(open[1].subsystem, RV_SUB_CPU);
+	assert_int_equal(open[1].phase, 1);
+	assert_int_equal(open[1].follows, 0);
+	assert_int_equal(open[1].first_win, 10);
+	assert_int_equal(open[1].top[0], 2);
+	w = push_run(m, w, 10, 1.5, tlp);              /* the fault is over */
+	assert_int_equal(rv_incmerge_count(m), 1);     /* the cpu one closed */
+	const struct rv_incident *in = rv_incmerge_get(m, 0);
+	assert_int_equal(in->id, 2);
+	assert_int_equal(in->last_win, 19);
+	assert_int_equal(in->flagged, 10);
+	assert_int_equal(rv_incmerge_peek_all(m, open, RV_INCMERGE_OPEN_MAX), 1);
+	assert_int_equal(open[0].id, 1);
+	for (size_t k = 0; k < 3; k++, w++)
+		assert_int_equal(rv_incmerge_push(m, w, (double)w, 0, 0.5, 0u, NULL), 0);
+	assert_int_equal(rv_incmerge_count(m), 2);
+	in = rv_incmerge_get(m, 1);
+	assert_int_equal(in->id, 1);
+	assert_int_equal(in->subsystem, RV_SUB_NET);
+	assert_int_equal(in->first_win, 0);
+	assert_int_equal(in->last_win, 29);
+	assert_int_equal(in->flagged, 30);
+	/* ids come in the order the incidents qualified; every window decided */
+	for (size_t k = 0; k < w; k++) {
+		int anomaly = -1;
+		assert_int_equal(rv_incmerge_decided(m, k, 2, &anomaly), 1);
+		assert_int_equal(anomaly, k < 30);
+	}
+	rv_incmerge_free(m);
+}
+
+/* A leak that grows in its own channels: the score outruns its recent
+ * level, but nothing new grows outside its onset channels: one incident. */
+static void test_growth_in_own_channels_stays_one(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "mem.a", "cpu.b", "net.c" };
+	struct rv_incmerge *m = rv_incmerge_new(3, names, 2, 2);
+	double w[3] = { 10, 0.5, 0.5 }, score = 1.5;
+
+	assert_non_null(m);
+	for (size_t k = 0; k < 15; k++) {
+		assert_int_equal(rv_incmerge_push(m, k, (double)k, 1, score, 1u, w), 0);
+		score *= 1.3;
+		w[0] *= 1.3;
+	}
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	assert_int_equal(rv_incmerge_get(m, 0)->flagged, 15);
+	rv_incmerge_free(m);
+}
+
+/* The delay line's question: a window is decided once no open incident
+ * may still take it. */
+static void test_decided(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "cpu.a" };
+	struct rv_incmerge *m = rv_incmerge_new(1, names, 2, 3);
+	const double wt[] = { 1 };
+	int anomaly = -1;
+
+	assert_non_null(m);
+	assert_int_equal(rv_incmerge_decided(m, 0, 3, &anomaly), 1);   /* nothing open */
+	assert_int_equal(anomaly, 0);
+	assert_int_equal(rv_incmerge_push(m, 1, 1, 1, 2.0, 1u, wt), 0);
+	assert_int_equal(rv_incmerge_decided(m, 0, 3, &anomaly), 1);   /* before it */
+	assert_int_equal(anomaly, 0);
+	assert_int_equal(rv_incmerge_decided(m, 1, 3, &anomaly), 0);   /* 1 of 3 windows */
+	assert_int_equal(rv_incmerge_push(m, 2, 2, 1, 2.0, 1u, wt), 0);
+	assert_int_equal(rv_incmerge_push(m, 3, 3, 1, 2.0, 1u, wt), 0);
+	assert_int_equal(rv_incmerge_decided(m, 2, 3, &anomaly), 1);
+	assert_int_equal(anomaly, 1);
+	assert_int_equal(rv_incmerge_push(m, 4, 4, 0, 0.5, 0u, NULL), 0);
+	assert_int_equal(rv_incmerge_decided(m, 4, 3, &anomaly), 0);   /* may be bridged */
+	rv_incmerge_free(m);
+}
+
 /* A CPU hog: its start-up interrupts lead the first windows and fade, its
  * user time stays: the onset keeps what lasts, and the incident goes on
  * with it. */
@@ -650,6 +756,9 @@ int main(void)
 		cmocka_unit_test(test_close_on_onset_channels),
 		cmocka_unit_test(test_same_subsystem_continues),
 		cmocka_unit_test(test_minor_onset_channel_cannot_hold),
+		cmocka_unit_test(test_new_fault_during_after_effect),
+		cmocka_unit_test(test_growth_in_own_channels_stays_one),
+		cmocka_unit_test(test_decided),
 		cmocka_unit_test(test_stronger_is_not_follow_on),
 		cmocka_unit_test(test_startup_burst_dropped),
 		cmocka_unit_test(test_foreign_blip_inside),

@@ -45,18 +45,16 @@ void rv_delay_push(struct rv_delay *d, const struct rv_window_out *o, size_t nch
 int rv_delay_flush(struct rv_delay *d, const struct rv_incmerge *mg, size_t min,
 		       const struct rv_sink *sink, int final)
 {
-	size_t first = 0, last = 0, flagged = 0;
-	int open = !final && rv_incmerge_open_state(mg, &first, &last, &flagged);
-
 	while (d->len) {
 		struct rv_pending *p = &d->q[d->head];
 		size_t w = p->out.index;
-		int rc;
+		int anomaly = 0, rc;
 
-		if (open && w >= first && (flagged < min || w > last))
+		if (final)
+			anomaly = rv_incmerge_covers(mg, w);
+		else if (!rv_incmerge_decided(mg, w, min, &anomaly))
 			break;
-		p->res.anomaly = rv_incmerge_covers(mg, w) ||
-				 (open && w >= first && w <= last && flagged >= min);
+		p->res.anomaly = anomaly;
 		if (sink && (rc = sink->window(sink->ctx, &p->out)) != 0)
 			return rc;
 		d->head = (d->head + 1) % d->cap;
@@ -64,4 +62,3 @@ int rv_delay_flush(struct rv_delay *d, const struct rv_incmerge *mg, size_t min,
 	}
 	return 0;
 }
-

@@ -138,9 +138,17 @@ void rv_novelty_score(const struct rv_model *m, const float *values, size_t ld, 
 	res->novelty = best;
 	res->novel_chan = chan;
 	res->novel = best > 1.0;
+	res->novel_share = 0.0;
 	if (res->novel) {
+		double nf = rv_novelty_fused(best, rv_ens_fuse_threshold(m->ens));
+
+		/* the blame is the novelty's as far as the novelty is why the
+		 * window is flagged: all of RV_NOVELTY_SHARE when it is at least
+		 * as strong as the detectors, less as they outweigh it (a CPU hog
+		 * whose start stalls the disk once is still a CPU hog) */
+		res->novel_share = RV_NOVELTY_SHARE * (res->fused > nf ? nf / res->fused : 1.0);
 		res->anomaly = 1;
-		res->fused = fmax(res->fused, rv_novelty_fused(best, rv_ens_fuse_threshold(m->ens)));
+		res->fused = fmax(res->fused, nf);
 	}
 }
 
@@ -160,7 +168,7 @@ void rv_novelty_attribute(const struct rv_model *m, const double *ratio,
 			over += ratio[i];
 		}
 	/* novel / (novel + add + other) >= share, with other = total - novel */
-	want = (total - novel) * RV_NOVELTY_SHARE / (1.0 - RV_NOVELTY_SHARE);
+	want = (total - novel) * res->novel_share / (1.0 - res->novel_share);
 	if (!(want > 0.0))
 		want = over;        /* no other weight: the ratios themselves */
 	add = want - novel;

@@ -41,8 +41,12 @@
  *   - is anomalous even when the fusion did not fire;
  *   - has fused score max(fused, rv_novelty_fused(novelty, fuse threshold));
  *   - has attribution in which the novelty-flagged channels carry at
- *     least RV_NOVELTY_SHARE of the weight, so the novel channel ranks
- *     first and its subsystem is the window's.
+ *     least RV_NOVELTY_SHARE of the weight when the novelty is at least
+ *     as strong as the detectors' fused score (then the novel channel
+ *     ranks first and its subsystem is the window's), and that share
+ *     times novelty-fused / fused when the detectors outweigh it
+ *     (res->novel_share): a strong CPU anomaly whose start stalls the
+ *     disk once stays a CPU anomaly.
  *
  * Memory: the thresholds are allocated at fit or load; scoring allocates
  * nothing (the caller passes nv->n doubles of scratch).
@@ -130,7 +134,7 @@ void rv_novelty_score(const struct rv_model *m, const float *values, size_t ld, 
 /*
  * For a novelty-flagged res: raises the weights (nchan, the window's
  * attribution) of its novelty-flagged channels, in proportion to their
- * ratios, until they carry RV_NOVELTY_SHARE of the total (unchanged when
+ * ratios, until they carry res->novel_share of the total (unchanged when
  * they already do). ratio as rv_novelty_score left it. Nothing otherwise.
  */
 void rv_novelty_attribute(const struct rv_model *m, const double *ratio,

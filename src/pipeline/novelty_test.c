@@ -240,6 +240,8 @@ static void check_burst(const struct rv_model *m, const struct capture *cap)
 		assert_int_equal(s->res.anomaly, 1);
 		assert_true(s->res.fused >= rv_novelty_fused(s->res.novelty, thr));
 		assert_true(s->res.fused > RV_SEVERITY_MAJOR);
+		/* the detectors are quiet: the novelty takes the whole share */
+		near(s->res.novel_share, RV_NOVELTY_SHARE, 0.0);
 		assert_int_equal(s->nrank, m->nchan);
 		assert_int_equal(s->rank[0], QT_TIMEOUTS);
 		assert_int_equal(s->subsystem, RV_SUB_NET);
@@ -248,6 +250,40 @@ static void check_burst(const struct rv_model *m, const struct capture *cap)
 	/* the first window ending after the onset: 1 s of the burst */
 	assert_int_equal(cap->w[FIRST_BURST_WIN].res.novel, 1);
 	assert_int_equal(cap->w[FIRST_BURST_WIN - 1].res.novel, 0);
+}
+
+/* The novel channels' share of the blame: all of RV_NOVELTY_SHARE when
+ * the novelty flags the window alone, what novel_share says when the
+ * detectors outweigh it (rv_novelty_score sets it). */
+static void test_attribution_share(void **state)
+{
+	uint32_t chan[] = { 2 };
+	struct rv_model m;
+	struct rv_ens_result res;
+	const double ratio[] = { 3.0 };
+	double w[3] = { 6, 3, 1 };
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	memset(&res, 0, sizeof(res));
+	m.nchan = 3;
+	m.nov.n = 1;
+	m.nov.chan = chan;
+	res.novel = 1;
+	res.novel_share = RV_NOVELTY_SHARE;
+	/* the others carry 9: the novel channel gets 18 of 27 */
+	rv_novelty_attribute(&m, ratio, &res, w);
+	near(w[2], 18.0, 1e-12);
+	near(w[0], 6.0, 0.0);
+	/* detectors ten times stronger: a tenth is the most it is raised to */
+	w[2] = 0.5;
+	res.novel_share = 0.1;
+	rv_novelty_attribute(&m, ratio, &res, w);
+	near(w[2], 1.0, 1e-12);
+	/* already above its share: unchanged */
+	w[2] = 4.0;
+	rv_novelty_attribute(&m, ratio, &res, w);
+	near(w[2], 4.0, 0.0);
 }
 
 static void test_burst_is_flagged_and_blamed(void **state)
@@ -594,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_fused_score),
 		cmocka_unit_test(test_fit_watches_quiet_event_channels),
 		cmocka_unit_test(test_fit_off_and_untimed),
+		cmocka_unit_test(test_attribution_share),
 		cmocka_unit_test(test_burst_is_flagged_and_blamed),
 		cmocka_unit_test(test_stray_events),
 		cmocka_unit_test(test_v3_round_trip_and_v2),

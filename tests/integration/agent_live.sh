@@ -161,8 +161,21 @@ CPU_ID=${CPU_ID:-0}
 
 check "the store holds incident $CPU_ID, closed, with subsystem cpu" \
 	test "$(sqlite3 reveal.db "SELECT count(*) FROM incidents WHERE id = $CPU_ID AND open = 0 AND subsystem = 'cpu'")" = 1
-check "the JSON lines have its open and close events, both with subsystem cpu" \
-	sh -c "grep -q '\"event\":\"open\".*\"id\":$CPU_ID,.*\"subsystem\":\"cpu\"' events.jsonl && grep -q '\"event\":\"close\".*\"id\":$CPU_ID,.*\"subsystem\":\"cpu\"' events.jsonl"
+if grep -q "\"event\":\"open\".*\"id\":$CPU_ID,.*\"subsystem\":\"cpu\"" events.jsonl &&
+	grep -q "\"event\":\"close\".*\"id\":$CPU_ID,.*\"subsystem\":\"cpu\"" events.jsonl; then
+	ok "the JSON lines have its open and close events, both with subsystem cpu"
+else
+	not_ok "the JSON lines have its open and close events, both with subsystem cpu"
+	json_events() {
+		python3 -c '
+import json, sys
+for l in open("events.jsonl"):
+    e = json.loads(l)
+    print("    #", e["event"], e["id"], e["subsystem"], "phase", e.get("phase"), "follows",
+          e.get("follows"), [m["name"] for m in e.get("top_metrics", [])[:4]])'
+	}
+	json_events
+fi
 check "its top signals carry a baseline and an incident value" \
 	test "$(json inc.json '[i for i in d["incidents"] if i["id"] == '"$CPU_ID"'][0]["top_metrics"][0]["value"] is not None')" = True
 

@@ -1,0 +1,71 @@
+/*
+ * incident_int.h - the merger's state, shared by incident.c (merging) and
+ * incident_query.c (reading it). Internal to explain/.
+ */
+#ifndef RV_EXPLAIN_INCIDENT_INT_H
+#define RV_EXPLAIN_INCIDENT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "explain/incident.h"
+
+enum {
+	CLOSED_INITIAL_CAP = 16,  /* first allocation of the closed-incident array */
+	ONSET_MIN = 2,            /* windows the onset has at least */
+	ONSET_MAX = 5,            /* the onset's peak is looked for in these windows */
+	ONSET_CHANNELS = RV_INCIDENT_TOP_MAX,
+};
+
+/* A run of flagged windows: an open incident, or the candidate. */
+struct stretch {
+	int open;
+	uint64_t id;                /* given once it qualifies (or at close), 0 before */
+	struct rv_incident in;      /* summary fields filled by rv_incmerge_summarise() */
+	double score_sum;
+	double excess;              /* sum of max(0, score - 1) over its windows */
+	double *acc;                /* nchan: weight summed while the onset lasts */
+	double *onset;              /* nchan: acc at the onset's peak */
+	double *recent;             /* nchan: recent weight per window, after the onset */
+	double recent_score;        /* recent score per window, after the onset */
+	size_t onset_n;             /* windows in that snapshot */
+	int onset_done;             /* onset frozen, onset channels chosen */
+	uint32_t oset[ONSET_CHANNELS];
+	size_t noset;
+	double onset_level;         /* the onset channels' weight per window */
+	size_t alone;               /* its windows no open incident took too */
+	size_t split;               /* its windows split from open incidents */
+};
+
+struct rv_incmerge {
+	size_t nchan;
+	const char *const *names;   /* borrowed */
+	size_t max_gap, min_windows;
+	double gate_peak;           /* peak score reported at once; 0 = no gate */
+	size_t gate_windows;        /* flagged windows a weaker one needs; 0 = never */
+	size_t sustained_windows;   /* a sustained one with enough excess; 0 = off */
+	unsigned char *chan_sub;    /* enum rv_subsystem per channel, from its name */
+
+	struct stretch open[RV_INCMERGE_OPEN_MAX]; /* the first nopen, in order of start */
+	size_t nopen;
+	struct stretch cand;
+	double *split;              /* nchan: the candidate's weights of a split window */
+	uint64_t last_closed_id;    /* id given at the last close, 0: dropped */
+	unsigned last_closed_phase;
+	double last_closed_peak;
+
+	int have_last;
+	size_t last_win;            /* last window pushed, to refuse reordering */
+
+	struct rv_incident *closed;
+	size_t *closed_at;          /* the window at which each closed one closed */
+	size_t nclosed, cap;
+	size_t dropped;
+	uint64_t next_id;
+};
+
+/* Subsystem, shares and top channels of s from its onset's weights. */
+void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
+			   struct rv_incident *in);
+
+#endif
