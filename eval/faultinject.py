@@ -1196,6 +1196,12 @@ def main():
             if i in s.get("first_open_at_end", ()):
                 log(f"note: incident {i} is still open, and rightly: after {r['fault']} the job "
                     f"never got back to its all-reduce of {r['job_level']:.1f} ms")
+        for inc in sorted(ev.incidents.values(), key=lambda i: i["id"]):
+            if "reported" in inc:
+                log(f"  incident {inc['id']}: {inc.get('open_subsystem')} at open, "
+                    f"{' > '.join(inc.get('subsystems') or [])} at the end"
+                    f"{' (still open)' if inc.get('open_at_end') else ''}; top "
+                    f"{', '.join(inc.get('top') or [])}")
         bad = short_failures(rows, s) if short else \
             [f"target missed: {k}" for k, ok in s["met"].items() if not ok]
         for b in bad:
