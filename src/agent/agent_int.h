@@ -156,6 +156,9 @@ int agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_deta
  * d zeroed). */
 int agent_explain_open(struct agent *a, struct rv_store_incident *inc, double ts,
 		       struct agent_open *prev, struct rv_details *d, struct rv_store_details *det);
+/* The likely cause of the last explanation, from `from` into inc (only
+ * the main thread writes either). */
+void agent_carry_cause(struct rv_store_incident *inc, const struct rv_store_incident *from);
 
 /* incidents.c */
 /* After a window went into the merger: report what closed, what opened

@@ -131,9 +131,13 @@ int agent_explain_open(struct agent *a, struct rv_store_incident *inc, double ts
 			prev->explained_ts = ts;
 		return agent_explain(a, inc, d, det) == 0;
 	}
-	/* the cause found at the last explanation (only this thread writes it) */
-	memcpy(inc->cause, prev->inc.cause, sizeof(inc->cause));
-	memcpy(inc->cause_title, prev->inc.cause_title, sizeof(inc->cause_title));
-	inc->cause_confidence = prev->inc.cause_confidence;
+	agent_carry_cause(inc, &prev->inc);
 	return 0;
+}
+
+void agent_carry_cause(struct rv_store_incident *inc, const struct rv_store_incident *from)
+{
+	memcpy(inc->cause, from->cause, sizeof(inc->cause));
+	memcpy(inc->cause_title, from->cause_title, sizeof(inc->cause_title));
+	inc->cause_confidence = from->cause_confidence;
 }

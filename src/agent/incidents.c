@@ -146,10 +146,7 @@ static int report_open(struct agent *a, const struct rv_incident *open, double t
 			cur.explained_ts = prev->explained_ts;
 	} else {
 		cur.explained_ts = prev->explained_ts;
-		/* the cause of the last explanation */
-		memcpy(cur.inc.cause, prev->inc.cause, sizeof(cur.inc.cause));
-		memcpy(cur.inc.cause_title, prev->inc.cause_title, sizeof(cur.inc.cause_title));
-		cur.inc.cause_confidence = prev->inc.cause_confidence;
+		agent_carry_cause(&cur.inc, &prev->inc);
 	}
 	pthread_mutex_lock(&a->mu);
 	if (prev) {

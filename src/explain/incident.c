@@ -417,6 +417,18 @@ static int retire_stale_candidate(struct rv_incmerge *m, size_t win)
 	return rc;
 }
 
+/* s is the follow-on phase of the incident id (phase, peak) when that one
+ * was kept and s is not the stronger: an after-effect is not stronger
+ * than its cause (a new fault that began while a weak incident lasted is
+ * an incident of its own). */
+static void follow_on(struct stretch *s, uint64_t id, unsigned phase, double peak)
+{
+	if (id && s->in.peak_score <= peak) {
+		s->in.follows = id;
+		s->in.phase = phase + 1;
+	}
+}
+
 /* The candidate becomes the newest open incident (a free slot exists). */
 static void cand_to_open(struct rv_incmerge *m)
 {
@@ -448,14 +460,8 @@ static int promote_candidate(struct rv_incmerge *m, size_t win)
 	if (rc < 0 || !m->cand.open || m->nopen == RV_INCMERGE_OPEN_MAX)
 		return rc;
 	cand_to_open(m);
-	/* an after-effect is not stronger than its cause: a candidate that
-	 * peaked higher than the incident it outlived is an incident of its
-	 * own (a new fault that began while a weak incident lasted) */
-	struct stretch *s = &m->open[m->nopen - 1];
-	if (m->last_closed_id && s->in.peak_score <= m->last_closed_peak) {
-		s->in.follows = m->last_closed_id;
-		s->in.phase = m->last_closed_phase + 1;
-	}
+	follow_on(&m->open[m->nopen - 1], m->last_closed_id, m->last_closed_phase,
+		  m->last_closed_peak);
 	return 0;
 }
 
@@ -588,13 +594,12 @@ static int add_flagged(struct rv_incmerge *m, size_t win, double ts, double scor
 	 * unless it is the stronger one */
 	if (m->cand.open && m->nopen < RV_INCMERGE_OPEN_MAX && qualifies(m, &m->cand)) {
 		const struct stretch *cause = &m->open[m->nopen - 1];
-		int after = !m->cand.split && cause->id && m->cand.in.peak_score <= cause->in.peak_score;
+		int split = m->cand.split > 0;
 
 		cand_to_open(m);
-		if (after) {
-			m->open[m->nopen - 1].in.follows = cause->id;
-			m->open[m->nopen - 1].in.phase = cause->in.phase + 1;
-		}
+		if (!split)
+			follow_on(&m->open[m->nopen - 1], cause->id, cause->in.phase,
+				  cause->in.peak_score);
 	}
 	return 0;
 }

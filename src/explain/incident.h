@@ -133,14 +133,6 @@ int rv_incmerge_push(struct rv_incmerge *m, size_t win, double ts, int flagged, 
 int rv_incmerge_finish(struct rv_incmerge *m);
 
 /*
- * State of the oldest open incident: returns 1 and fills first_win, the
- * window of its last flagged window and its flagged count when one is
- * open, else 0 (any pointer may be NULL).
- */
-int rv_incmerge_open_state(const struct rv_incmerge *m, size_t *first_win, size_t *last_flagged,
-			   size_t *flagged);
-
-/*
  * For a caller that delays per-window output: whether window win is
  * decided (no open incident may still take it: each open one either began
  * after it, or has min flagged windows and reaches past it). Returns 1 and

@@ -45,20 +45,6 @@ void rv_incmerge_set_next_id(struct rv_incmerge *m, uint64_t id)
 		m->next_id = id;
 }
 
-int rv_incmerge_open_state(const struct rv_incmerge *m, size_t *first_win, size_t *last_flagged,
-			   size_t *flagged)
-{
-	if (!m || !m->nopen)
-		return 0;
-	if (first_win)
-		*first_win = m->open[0].in.first_win;
-	if (last_flagged)
-		*last_flagged = m->open[0].in.last_win;
-	if (flagged)
-		*flagged = m->open[0].in.flagged;
-	return 1;
-}
-
 int rv_incmerge_decided(const struct rv_incmerge *m, size_t win, size_t min, int *anomaly)
 {
 	int covered = rv_incmerge_covers(m, win);
