@@ -38,6 +38,7 @@ is given and a target is missed, 2 for bad usage or a failed setup.
 """
 
 import argparse
+import glob
 import json
 import os
 import re
@@ -71,7 +72,7 @@ FAULTS = {
                          ["stress", "--hdd", "2", "--hdd-bytes", "1G"]),
     "metadata-storm": ("storage", "file-system metadata storm",
                        ["stress", "--dentry", str(HALF), "--dir", "1"]),
-    "packet-loss": ("net", "10 % packet loss on the job's path (nftables)",
+    "packet-loss": ("net", "10 % packet loss on the job's path (nftables, on arrival)",
                     ["nft-drop", "10"]),
     "bandwidth-throttle": ("net", "bandwidth throttled to 16 Mbit/s (tbf)",
                            ["tbf", "16mbit"]),
@@ -434,8 +435,12 @@ class Injector:
             self.leak_next = time.time()
             self.tick()
         elif self.kind == "nft-drop":
-            rules = ("table inet rv_eval {\n chain out {\n"
-                     "  type filter hook output priority 0; policy accept;\n"
+            # dropped as they arrive, as a lossy link loses them: the sender
+            # sent them and learns of the loss from missing ACKs, so it
+            # retransmits and times out. Dropped on the output hook instead,
+            # each send fails locally (EPERM) and TCP reports no loss at all.
+            rules = ("table inet rv_eval {\n chain lossy {\n"
+                     "  type filter hook input priority 0; policy accept;\n"
                      f"  meta l4proto tcp numgen random mod 100 < {self.args[0]} drop\n"
                      " }\n}\n")
             run(self.ns.cmd(["nft", "-f", "-"]), input=rules)
@@ -467,7 +472,12 @@ class Injector:
             stop(p)
         self.procs = []
         if self.kind == "nft-drop":
-            run(self.ns.cmd(["nft", "delete", "table", "inet", "rv_eval"]), check=False)
+            r = run(self.ns.cmd(["nft", "delete", "table", "inet", "rv_eval"]), check=False)
+            left = run(self.ns.cmd(["nft", "list", "tables"]), check=False).stdout
+            if r.returncode or "rv_eval" in left:
+                # the loss would go on unseen by the results: stop the run
+                raise SystemExit("faultinject: packet loss could not be removed: "
+                                 + (r.stderr.strip() or "table rv_eval still listed"))
         elif self.kind == "tbf":
             run(self.ns.cmd(["tc", "qdisc", "del", "dev", "lo", "root"]), check=False)
         elif self.kind == "cgroup":
@@ -889,7 +899,6 @@ def rescore(a):
     """Replays a recorded run through the agent of this build (fast) and
     scores it against the injections of that run: for trying detection
     changes without injecting again. TTD uses the agent's decision time."""
-    import glob
     d = a.rescore
     with open(os.path.join(d, "results.json")) as f:
         old = json.load(f)
@@ -987,8 +996,15 @@ class Live:
         a, out, learn = self.a, self.out, self.p["learn"]
         self.events_path = os.path.join(out, "events.jsonl")
         agent_log = os.path.join(out, "agent.log")
-        for stale in (self.events_path, os.path.join(out, "eval.db")):
-            if os.path.exists(stale):
+        # a run in a used folder starts afresh: an old log would pass for the
+        # end of learning, an old model would be loaded instead of learning
+        state = os.path.join(out, "state")
+        for stale in ([self.events_path, agent_log] +
+                      [os.path.join(out, "eval.db" + x) for x in ("", "-wal", "-shm")] +
+                      glob.glob(os.path.join(out, "eval.*.rvl")) +
+                      ([os.path.join(state, f) for f in os.listdir(state)]
+                       if os.path.isdir(state) else [])):
+            if os.path.isfile(stale):
                 os.unlink(stale)
         agent = start(self.ns.net_only(
             [a.reveal, "agent", "--interval", INTERVAL, "--learn", f"{learn:.0f}s",

@@ -72,7 +72,11 @@ const struct rv_metric rv_metrics_net[] = {
 	{ "net.tcpext_tcp_fast_retrans", "1/s", RV_KIND_EVENT, "TCP fast retransmissions" },
 	{ "net.tcpext_tcp_slow_start_retrans", "1/s", RV_KIND_EVENT, "TCP retransmissions in slow start" },
 	{ "net.tcpext_tcp_retrans_fail", "1/s", RV_KIND_EVENT, "TCP retransmissions that failed to send" },
-	{ "net.tcpext_tcp_loss_probes", "1/s", RV_KIND_EVENT, "TCP tail loss probes sent" },
+	/* a probe, not a loss: a sender probes the tail of every flight left
+	 * unacknowledged for two round trips, and a receiver that delays its
+	 * ACKs draws such probes from a healthy connection for as long as that
+	 * mode lasts; what was lost shows in the retransmissions above */
+	{ "net.tcpext_tcp_loss_probes", "1/s", RV_KIND_COUNTER, "TCP tail loss probes sent" },
 	{ "net.tcpext_tcp_spurious_rtos", "1/s", RV_KIND_EVENT, "TCP timeouts found to be spurious" },
 	{ "net.tcpext_tcp_sack_failures", "1/s", RV_KIND_EVENT, "TCP SACK recoveries that timed out" },
 	{ "net.tcpext_listen_overflows", "1/s", RV_KIND_EVENT, "TCP connections dropped: accept queue full" },

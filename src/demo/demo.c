@@ -11,6 +11,7 @@
  * they are written.
  */
 #include "demo/demo.h"
+#include "demo/demo_int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -28,60 +29,15 @@
 #include "demo/spawn.h"
 #include "demo/workload.h"
 
-enum {
-	PATH_LEN = 4096,
-	LINE_MAX_LEN = 1 << 20,   /* an event line longer than this is skipped */
-	MAX_TRACKED = 64,         /* incidents attributed to faults */
-};
-
 static const double TICK_S = 0.2;
 static const double QUIET_S = 6.0;        /* detecting before fault 1 */
 static const double CLOSE_WAIT_S = 25.0;  /* longest wait for an incident to close */
 static const double MIN_GAP_S = 6.0;
-static const double ATTRIBUTE_S = 15.0;   /* an incident opening this soon after a fault is its */
 static const double FIT_WAIT_S = 60.0;
-
-enum fault_kind { FAULT_STRESS, FAULT_NFT_DROP };
-
-struct fault {
-	enum fault_kind kind;
-	const char *title, *how, *expect;
-	char *argv[16];
-	const char *nft_rules;
-	pid_t pid;
-	double t0, t1;                   /* wall clock */
-	long incident;                   /* its first incident; -1 = none yet */
-	double best_dur;                 /* longest of its closed incidents, s */
-	double step_sum[2];              /* the job's step time: before, during */
-	double reduce_sum[2];            /* its all-reduce time */
-	unsigned step_n[2];
-};
-
-struct demo {
-	const struct rv_demo_opts *o;
-	struct rv_demo_result *res;
-	char dir[PATH_LEN];
-	char events[PATH_LEN], store[PATH_LEN], model[PATH_LEN], report[PATH_LEN];
-	char tmp[PATH_LEN];
-	double t_start;                  /* wall clock at the start */
-	pid_t workload, agent;
-	struct rv_workload_stats *stats; /* shared with the job */
-	uint64_t last_steps;
-	struct fault f[RV_DEMO_FAULTS];
-	int active;                      /* fault being injected, -1 none */
-	FILE *ev;
-	char *line;
-	size_t line_len;
-	int open;                        /* incidents open now */
-	long inc_id[MAX_TRACKED];        /* incidents opened during a fault ... */
-	int inc_fault[MAX_TRACKED];      /* ... and that fault's index */
-	int ntracked;
-	int status_shown;                /* a status line is on the terminal */
-};
 
 static int path_in(char *buf, const char *dir, const char *name, struct rv_err *err);
 
-static double now_s(void)
+double demo_now_s(void)
 {
 	struct timespec ts;
 
@@ -109,13 +65,12 @@ static void clear_status(struct demo *d)
 	}
 }
 
-static void say(struct demo *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(struct demo *d, const char *fmt, ...)
+void demo_say(struct demo *d, const char *fmt, ...)
 {
 	va_list ap;
 
 	clear_status(d);
-	fprintf(d->o->out, "[%3.0fs] ", now_s() - d->t_start);
+	fprintf(d->o->out, "[%3.0fs] ", demo_now_s() - d->t_start);
 	va_start(ap, fmt);
 	vfprintf(d->o->out, fmt, ap);
 	va_end(ap);
@@ -130,172 +85,12 @@ static void status(struct demo *d, const char *fmt, ...)
 
 	if (!d->o->tty)
 		return;
-	fprintf(d->o->out, "\r\033[K[%3.0fs] ", now_s() - d->t_start);
+	fprintf(d->o->out, "\r\033[K[%3.0fs] ", demo_now_s() - d->t_start);
 	va_start(ap, fmt);
 	vfprintf(d->o->out, fmt, ap);
 	va_end(ap);
 	fflush(d->o->out);
 	d->status_shown = 1;
-}
-
-/* ------------------------------------------------------------ events */
-
-/* The fault an incident was attributed to when it opened, or NULL. */
-static struct fault *fault_of(struct demo *d, long id)
-{
-	for (int i = 0; i < d->ntracked; i++)
-		if (d->inc_id[i] == id)
-			return &d->f[d->inc_fault[i]];
-	return NULL;
-}
-
-static void copy_str(char *dst, size_t n, const char *src)
-{
-	snprintf(dst, n, "%s", src ? src : "");
-}
-
-static void track(struct demo *d, long id, int fault)
-{
-	if (d->ntracked < MAX_TRACKED) {
-		d->inc_id[d->ntracked] = id;
-		d->inc_fault[d->ntracked++] = fault;
-	}
-}
-
-/* The incident a follow-on phase follows (its "follows" id), 0: none. */
-static long follows_of(const struct rv_json *ev)
-{
-	int64_t id;
-
-	return rv_json_i64(rv_json_get(ev, "follows"), &id) == 0 && id > 0 ? (long)id : 0;
-}
-
-/*
- * An incident that opens while a fault is injected (or up to ATTRIBUTE_S
- * after it) belongs to that fault: the first one gives the time to detect,
- * and the fault's subsystem is that of its longest incident (on_close). A
- * follow-on phase belongs to the fault of the incident it follows and never
- * takes its blame. Any other incident is a false alarm.
- */
-static void on_open(struct demo *d, long id, const struct rv_json *ev, double t)
-{
-	const char *sub = rv_json_str(rv_json_get(ev, "subsystem"), "?");
-	const char *top = rv_json_str(rv_json_get(rv_json_at(rv_json_get(ev, "top_metrics"), 0),
-						  "name"), "-");
-	long prev = follows_of(ev);
-	struct fault *pf = prev ? fault_of(d, prev) : NULL;
-
-	d->open++;
-	if (prev) {
-		if (pf)
-			track(d, id, (int)(pf - d->f));
-		say(d, ">>> incident %ld opened: a follow-on phase of incident %ld (subsystem %s, "
-		       "top signal %s)", id, prev, sub, top);
-		if (pf)
-			return;
-	}
-	for (int i = RV_DEMO_FAULTS; i-- > 0;) {
-		struct fault *f = &d->f[i];
-		struct rv_demo_fault_result *r = &d->res->fault[i];
-
-		if (f->t0 <= 0 || t < f->t0 || (f->t1 > 0 && t > f->t1 + ATTRIBUTE_S))
-			continue;
-		track(d, id, i);
-		r->close_s = NAN;   /* until this one closes */
-		if (f->incident >= 0) {
-			say(d, ">>> incident %ld opened during fault %d (subsystem %s, top signal %s)",
-			    id, i + 1, sub, top);
-			return;
-		}
-		f->incident = id;
-		r->detected = 1;
-		r->ttd_s = t - f->t0;
-		copy_str(r->subsystem, sizeof(r->subsystem), sub);
-		say(d, ">>> incident %ld opened %.1f s after the fault began (so far: subsystem "
-		       "%s, top signal %s)", id, r->ttd_s, sub, top);
-		return;
-	}
-	if (prev)
-		return;   /* the false alarm it follows was counted */
-	d->res->other_incidents++;
-	say(d, ">>> incident %ld opened outside the faults (a false alarm): subsystem %s, "
-	       "top signal %s", id, sub, top);
-}
-
-static void on_close(struct demo *d, long id, const struct rv_json *ev)
-{
-	const char *sub = rv_json_str(rv_json_get(ev, "subsystem"), "?");
-	const struct rv_json *cause = rv_json_get(ev, "cause");
-	const char *title = rv_json_str(rv_json_get(cause, "title"), NULL);
-	const double conf = rv_json_num(rv_json_get(cause, "confidence"), 0.0);
-	const double dur = rv_json_num(rv_json_get(ev, "duration_s"), 0.0);
-	struct fault *f = fault_of(d, id);
-	int first_phase = follows_of(ev) == 0;
-
-	d->open -= d->open > 0;
-	if (f && first_phase) {
-		double tc = f->t1 > 0 ? now_s() - f->t1 : 0;
-
-		d->res->fault[f - d->f].close_s = tc > 0 ? tc : 0;
-	}
-	if (f && first_phase && dur >= f->best_dur) {
-		struct rv_demo_fault_result *r = &d->res->fault[f - d->f];
-
-		f->best_dur = dur;
-		copy_str(r->subsystem, sizeof(r->subsystem), sub);
-		copy_str(r->cause, sizeof(r->cause), rv_json_str(rv_json_get(cause, "id"), ""));
-		r->confidence = conf;
-	}
-	if (title)
-		say(d, "    incident %ld closed after %.0f s: subsystem %s; likely cause: %s "
-		       "(confidence %.0f %%)", id, dur, sub, title, 100.0 * conf);
-	else
-		say(d, "    incident %ld closed after %.0f s: subsystem %s; no rule matched, "
-		       "see the report's top signals", id, dur, sub);
-}
-
-static void handle_line(struct demo *d, const char *text, size_t len)
-{
-	struct rv_json_doc *doc = NULL;
-	const struct rv_json *ev;
-	const char *kind;
-	int64_t id;
-
-	if (rv_json_parse(text, len, d->events, &doc, NULL) != 0)
-		return;
-	ev = rv_json_root(doc);
-	kind = rv_json_str(rv_json_get(ev, "event"), "");
-	if (rv_json_i64(rv_json_get(ev, "id"), &id) == 0) {
-		if (strcmp(kind, "open") == 0)
-			on_open(d, (long)id, ev, now_s());
-		else if (strcmp(kind, "close") == 0)
-			on_close(d, (long)id, ev);
-	}
-	rv_json_doc_free(doc);
-}
-
-/* Reads the complete lines the agent appended since the last call. */
-static void poll_events(struct demo *d)
-{
-	char buf[8192];
-	size_t n;
-
-	if (!d->ev && !(d->ev = fopen(d->events, "r")))
-		return;
-	clearerr(d->ev);
-	while ((n = fread(buf, 1, sizeof(buf), d->ev)) > 0) {
-		for (size_t i = 0; i < n; i++) {
-			if (buf[i] == '\n') {
-				if (d->line_len <= LINE_MAX_LEN)
-					handle_line(d, d->line, d->line_len);
-				d->line_len = 0;
-				continue;
-			}
-			if (d->line_len < LINE_MAX_LEN)
-				d->line[d->line_len] = buf[i];
-			d->line_len++;
-		}
-	}
 }
 
 /* -------------------------------------------------------------- time */
@@ -342,22 +137,22 @@ static int child_died(struct demo *d, struct rv_err *err)
 static int wait_for(struct demo *d, double seconds, int next, int (*done)(struct demo *),
 		    const char *what, struct rv_err *err)
 {
-	const double t_end = now_s() + seconds;
+	const double t_end = demo_now_s() + seconds;
 	const struct timespec nap = { 0, (long)(TICK_S * 1e9) };
 
-	while (now_s() < t_end) {
+	while (demo_now_s() < t_end) {
 		int rc;
 
 		if (*d->o->stop)
 			return -EINTR;
 		if ((rc = child_died(d, err)) != 0)
 			return rc;
-		poll_events(d);
+		demo_poll_events(d);
 		sample_job(d, next);
 		if (done && done(d))
 			return 0;
 		if (what)
-			status(d, "%s (%.0f s left)", what, fmax(0.0, t_end - now_s()));
+			status(d, "%s (%.0f s left)", what, fmax(0.0, t_end - demo_now_s()));
 		nanosleep(&nap, NULL);
 	}
 	return 0;
@@ -380,9 +175,9 @@ static int inject(struct demo *d, int i, struct rv_err *err)
 	struct fault *f = &d->f[i];
 	int rc;
 
-	say(d, "fault %d/%d: %s -- %s, for %.0f s", i + 1, RV_DEMO_FAULTS, f->title, f->how,
+	demo_say(d, "fault %d/%d: %s -- %s, for %.0f s", i + 1, RV_DEMO_FAULTS, f->title, f->how,
 	    d->o->fault_s);
-	f->t0 = now_s();
+	f->t0 = demo_now_s();
 	if (f->kind == FAULT_STRESS) {
 		char log[PATH_LEN];
 
@@ -433,14 +228,17 @@ static void uninject(struct demo *d, int i)
 		if (rv_spawn(argv, NULL, &pid, NULL) == 0)
 			rv_wait_child(pid, 10.0, &status);
 	}
-	f->t1 = now_s();
+	f->t1 = demo_now_s();
 	d->active = -1;
 }
 
+/* Dropped as they arrive, as a lossy link loses them: the sender learns of
+ * the loss from missing ACKs and retransmits. (On the output hook each
+ * send would fail locally instead, which TCP does not count as a loss.) */
 static const char NFT_RULES[] =
 	"table inet reveal_demo {\n"
-	"\tchain out {\n"
-	"\t\ttype filter hook output priority 0; policy accept;\n"
+	"\tchain lossy {\n"
+	"\t\ttype filter hook input priority 0; policy accept;\n"
 	"\t\tmeta l4proto tcp numgen random mod 100 < 10 drop\n"
 	"\t}\n"
 	"}\n";
@@ -659,7 +457,7 @@ static int run_timeline(struct demo *d, struct rv_err *err)
 {
 	int rc;
 
-	say(d, "the agent learns what normal looks like on this host for %.0f s, sampling "
+	demo_say(d, "the agent learns what normal looks like on this host for %.0f s, sampling "
 	       "every 200 ms", d->o->learn_s);
 	rc = wait_for(d, d->o->learn_s + FIT_WAIT_S, 0, model_exists, "learning", err);
 	if (rc)
@@ -667,13 +465,13 @@ static int run_timeline(struct demo *d, struct rv_err *err)
 	if (!model_exists(d))
 		return rv_err_set(err, -ETIMEDOUT, "the agent did not finish learning; see "
 				  "%s/agent.log", d->dir);
-	say(d, "learned; the agent is detecting. Now the faults, one after the other.");
+	demo_say(d, "learned; the agent is detecting. Now the faults, one after the other.");
 	rc = wait_for(d, QUIET_S, 0, NULL, "detecting", err);
 	for (int i = 0; !rc && i < RV_DEMO_FAULTS; i++) {
 		/* a fault that begins inside an open incident only extends it (the
 		 * wait after fault 1 is the one before fault 2) */
 		if (i == 0 && !none_open(d)) {
-			say(d, "an incident is open; waiting up to %.0f s for it to close before "
+			demo_say(d, "an incident is open; waiting up to %.0f s for it to close before "
 			       "fault %d", CLOSE_WAIT_S, i + 1);
 			rc = wait_for(d, CLOSE_WAIT_S, i, none_open, "waiting", err);
 			if (rc)
@@ -683,7 +481,7 @@ static int run_timeline(struct demo *d, struct rv_err *err)
 		uninject(d, i);
 		if (rc)
 			break;
-		say(d, "fault %d stopped; waiting for the incident to close", i + 1);
+		demo_say(d, "fault %d stopped; waiting for the incident to close", i + 1);
 		rc = wait_for(d, MIN_GAP_S, i + 1, NULL, "recovering", err);
 		if (!rc)
 			rc = wait_for(d, CLOSE_WAIT_S - MIN_GAP_S, i + 1, none_open, "recovering",
@@ -704,7 +502,7 @@ static void finish(struct demo *d)
 		rv_stop_child(d->workload, 5.0);
 		d->workload = 0;
 	}
-	poll_events(d);
+	demo_poll_events(d);
 	if (d->ev)
 		fclose(d->ev);
 	d->ev = NULL;
@@ -717,7 +515,7 @@ int rv_demo_run(const struct rv_demo_opts *o, struct rv_demo_result *res, struct
 	int netns = 0, rc;
 
 	memset(res, 0, sizeof(*res));
-	d.t_start = now_s();
+	d.t_start = demo_now_s();
 	if (!rv_have_program("stress-ng"))
 		return rv_err_set(err, -ENOENT, "stress-ng is not installed: `make deps` or "
 				  "`apt-get install stress-ng` installs it");
@@ -728,10 +526,10 @@ int rv_demo_run(const struct rv_demo_opts *o, struct rv_demo_result *res, struct
 		struct rv_err why = { 0 };
 
 		if (!rv_have_program("nft"))
-			say(&d, "note: nft (nftables) is not installed, so no packet loss: a disk "
+			demo_say(&d, "note: nft (nftables) is not installed, so no packet loss: a disk "
 				"write storm instead");
 		else if ((rc = rv_netns_private(&why)) != 0)
-			say(&d, "note: %s; so no packet loss: a disk write storm instead",
+			demo_say(&d, "note: %s; so no packet loss: a disk write storm instead",
 			    rv_err_text(&why, rc));
 		else
 			netns = 1;
@@ -756,7 +554,7 @@ int rv_demo_run(const struct rv_demo_opts *o, struct rv_demo_result *res, struct
 		rc = rv_spawn_fn(job_main, &d, log, &d.workload, err);
 	}
 	if (!rc) {
-		say(&d, "started the training-like job: 2 processes doing matrix steps and a "
+		demo_say(&d, "started the training-like job: 2 processes doing matrix steps and a "
 			"loopback all-reduce%s", netns ? " in a private network namespace" : "");
 		rc = start_agent(&d, err);
 	}
@@ -776,11 +574,11 @@ int rv_demo_run(const struct rv_demo_opts *o, struct rv_demo_result *res, struct
 		}
 	}
 	if (!rc) {
-		say(&d, "writing the report");
+		demo_say(&d, "writing the report");
 		if (write_report(&d) == 0)
 			copy_str(res->report, sizeof(res->report), d.report);
 	}
-	res->elapsed_s = now_s() - d.t_start;
+	res->elapsed_s = demo_now_s() - d.t_start;
 	if (!rc || rc == -EINTR)
 		write_summary(&d);
 	if (!rc)

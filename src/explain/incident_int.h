@@ -35,6 +35,8 @@ struct stretch {
 	double onset_level;         /* the onset channels' weight per window */
 	size_t alone;               /* its windows no open incident took too */
 	size_t split;               /* its windows split from open incidents */
+	double cause_peak;          /* a follow-on phase: its cause's peak score */
+	double link_peak;           /* ... and its own peak when it was linked */
 };
 
 struct rv_incmerge {

@@ -371,66 +371,6 @@ static size_t push_run(struct rv_incmerge *m, size_t win, size_t n, double score
 	return win;
 }
 
-/*
- * A cpu fault whose after-effects are on the network: the incident keeps
- * the blame of its onset (cpu), ends when the cpu channels are back, and
- * the network stretch after it is its follow-on phase, linked to it.
- */
-static void test_onset_blame_and_follow_on(void **state)
-{
-	(void)state;
-	static const char *const names[] = { "cpu.a", "cpu.b", "net.x", "net.y" };
-	struct rv_incmerge *m = rv_incmerge_new(4, names, 2, 2);
-	const double rise[] = { 4, 2, 1, 0 }, peak[] = { 8, 4, 1, 0 }, cpu[] = { 6, 3, 2, 1 };
-	const double net[] = { 0.5, 0, 9, 6 };
-	struct rv_incident open;
-	size_t w;
-
-	assert_non_null(m);
-	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1.5, 1u, rise), 0);
-	assert_int_equal(rv_incmerge_push(m, 1, 1, 1, 3.0, 1u, peak), 0);
-	w = push_run(m, 2, 4, 2.0, cpu);                 /* windows 2..5: cpu goes on */
-	w = push_run(m, w, 10, 1.5, net);                /* windows 6..15: the net after-effect */
-	/* the open incident is now the follow-on: net, phase 2, after incident 1 */
-	assert_int_equal(rv_incmerge_count(m), 1);
-	assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
-	assert_int_equal(open.subsystem, RV_SUB_NET);
-	assert_int_equal(open.phase, 2);
-	assert_int_equal(open.follows, 1);
-	assert_int_equal(open.first_win, 6);
-	assert_int_equal(rv_incmerge_finish(m), 0);
-	assert_int_equal(rv_incmerge_count(m), 2);
-
-	/* onset: windows 0..1 (the peak) = {12, 6, 2, 0}: cpu, cpu.a first */
-	const struct rv_incident *in = rv_incmerge_get(m, 0);
-	assert_int_equal(in->id, 1);
-	assert_int_equal(in->phase, 1);
-	assert_int_equal(in->follows, 0);
-	assert_int_equal(in->subsystem, RV_SUB_CPU);
-	assert_int_equal(in->top[0], 0);
-	assert_near(in->top_weight[0], 12.0 / 20.0, EPS);
-	assert_near(in->sub_share[RV_SUB_CPU], 18.0 / 20.0, EPS);
-	/* it ends with its last cpu window, not with the net stretch */
-	assert_int_equal(in->first_win, 0);
-	assert_int_equal(in->last_win, 5);
-	assert_int_equal(in->flagged, 6);
-	assert_near(in->peak_score, 3.0, EPS);
-
-	in = rv_incmerge_get(m, 1);
-	assert_int_equal(in->id, 2);
-	assert_int_equal(in->phase, 2);
-	assert_int_equal(in->follows, 1);
-	assert_int_equal(in->subsystem, RV_SUB_NET);
-	assert_int_equal(in->top[0], 2);
-	assert_int_equal(in->first_win, 6);
-	assert_int_equal(in->last_win, 15);
-	assert_int_equal(in->flagged, 10);
-	/* every flagged window lies in one of them */
-	for (size_t k = 0; k < w; k++)
-		assert_int_equal(rv_incmerge_covers(m, k), 1);
-	rv_incmerge_free(m);
-}
-
 /* The hysteresis: after the onset, a window continues the incident while
  * its onset channels keep a quarter of their onset weight per window. */
 static void test_close_on_onset_channels(void **state)
@@ -623,28 +563,6 @@ static void test_same_subsystem_continues(void **state)
 	rv_incmerge_free(m);
 }
 
-/* A stronger stretch that outlives a weak incident is not its after-effect:
- * an incident of its own, phase 1. */
-static void test_stronger_is_not_follow_on(void **state)
-{
-	(void)state;
-	static const char *const names[] = { "net.x", "cpu.y" };
-	struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
-	const double net[] = { 3, 0 }, cpu[] = { 0, 9 };
-	size_t w;
-
-	assert_non_null(m);
-	w = push_run(m, 0, 6, 1.4, net);
-	w = push_run(m, w, 6, 8.0, cpu);
-	assert_int_equal(rv_incmerge_finish(m), 0);
-	assert_int_equal(rv_incmerge_count(m), 2);
-	assert_int_equal(rv_incmerge_get(m, 1)->subsystem, RV_SUB_CPU);
-	assert_int_equal(rv_incmerge_get(m, 1)->phase, 1);
-	assert_int_equal(rv_incmerge_get(m, 1)->follows, 0);
-	(void)w;
-	rv_incmerge_free(m);
-}
-
 /* A start-up burst on another subsystem leads the first windows and is
  * gone by the fifth: the blame is what lasts. */
 static void test_startup_burst_dropped(void **state)
@@ -752,14 +670,12 @@ int main(void)
 		cmocka_unit_test(test_peek_forget_next_id),
 		cmocka_unit_test(test_subsystem_by_sum),
 		cmocka_unit_test(test_top_max),
-		cmocka_unit_test(test_onset_blame_and_follow_on),
 		cmocka_unit_test(test_close_on_onset_channels),
 		cmocka_unit_test(test_same_subsystem_continues),
 		cmocka_unit_test(test_minor_onset_channel_cannot_hold),
 		cmocka_unit_test(test_new_fault_during_after_effect),
 		cmocka_unit_test(test_growth_in_own_channels_stays_one),
 		cmocka_unit_test(test_decided),
-		cmocka_unit_test(test_stronger_is_not_follow_on),
 		cmocka_unit_test(test_startup_burst_dropped),
 		cmocka_unit_test(test_foreign_blip_inside),
 		cmocka_unit_test(test_sustained_gate),
