@@ -46,7 +46,8 @@ static int stretch_init(struct stretch *s, size_t n)
 	s->acc = calloc(n, sizeof(*s->acc));
 	s->onset = calloc(n, sizeof(*s->onset));
 	s->recent = calloc(n, sizeof(*s->recent));
-	return s->acc && s->onset && s->recent ? 0 : -ENOMEM;
+	s->last = calloc(n, sizeof(*s->last));
+	return s->acc && s->onset && s->recent && s->last ? 0 : -ENOMEM;
 }
 
 static void stretch_fini(struct stretch *s)
@@ -54,6 +55,7 @@ static void stretch_fini(struct stretch *s)
 	free(s->acc);
 	free(s->onset);
 	free(s->recent);
+	free(s->last);
 }
 
 struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap,
@@ -70,10 +72,11 @@ struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size
 
 	m->chan_sub = calloc(alloc, sizeof(*m->chan_sub));
 	m->split = calloc(alloc, sizeof(*m->split));
+	m->sumw = calloc(alloc, sizeof(*m->sumw));
 	for (size_t i = 0; i < RV_INCMERGE_OPEN_MAX; i++)
 		rc |= stretch_init(&m->open[i], alloc);
 	rc |= stretch_init(&m->cand, alloc);
-	if (!m->chan_sub || !m->split || rc) {
+	if (!m->chan_sub || !m->split || !m->sumw || rc) {
 		rv_incmerge_free(m);
 		return NULL;
 	}
@@ -93,6 +96,7 @@ void rv_incmerge_free(struct rv_incmerge *m)
 		return;
 	free(m->chan_sub);
 	free(m->split);
+	free(m->sumw);
 	for (size_t i = 0; i < RV_INCMERGE_OPEN_MAX; i++)
 		stretch_fini(&m->open[i]);
 	stretch_fini(&m->cand);
@@ -103,12 +107,13 @@ void rv_incmerge_free(struct rv_incmerge *m)
 
 static void stretch_open(const struct rv_incmerge *m, struct stretch *s, size_t win, double ts)
 {
-	double *acc = s->acc, *onset = s->onset, *recent = s->recent;
+	double *acc = s->acc, *onset = s->onset, *recent = s->recent, *last = s->last;
 
 	memset(s, 0, sizeof(*s));
 	s->acc = acc;
 	s->onset = onset;
 	s->recent = recent;
+	s->last = last;
 	memset(acc, 0, m->nchan * sizeof(*acc));
 	memset(onset, 0, m->nchan * sizeof(*onset));
 	memset(recent, 0, m->nchan * sizeof(*recent));
@@ -146,22 +151,30 @@ static size_t heaviest(const double *w, size_t nchan, uint32_t *top, size_t n)
  * what the incident is about: a noisy neighbour's binary paged in from disk
  * before it takes the CPU. They leave the onset, unless nothing would stay.
  */
-static void drop_transients(const struct rv_incmerge *m, struct stretch *s, const double *w)
+static int lasts(const double *onset, size_t onset_n, const double *w, size_t c)
+{
+	return isfinite(w[c]) && w[c] >= CONTINUE_LEVEL * onset[c] / (double)onset_n;
+}
+
+/* The onset weights (of onset_n windows) of the channels that last in the
+ * window of weights w, into out (onset itself is fine); all of them when
+ * none would stay. */
+static void keep_lasting(const struct rv_incmerge *m, const double *onset, size_t onset_n,
+			 const double *w, double *out)
 {
 	double kept = 0;
 
-	if (!w || !s->onset_n)
-		return;
 	for (size_t c = 0; c < m->nchan; c++)
-		if (s->onset[c] > 0 && isfinite(w[c]) &&
-		    w[c] >= CONTINUE_LEVEL * s->onset[c] / (double)s->onset_n)
-			kept += s->onset[c];
-	if (!(kept > 0))
-		return;
+		if (onset[c] > 0 && lasts(onset, onset_n, w, c))
+			kept += onset[c];
 	for (size_t c = 0; c < m->nchan; c++)
-		if (s->onset[c] > 0 &&
-		    !(isfinite(w[c]) && w[c] >= CONTINUE_LEVEL * s->onset[c] / (double)s->onset_n))
-			s->onset[c] = 0;
+		out[c] = kept > 0 && onset[c] > 0 && !lasts(onset, onset_n, w, c) ? 0 : onset[c];
+}
+
+static void drop_transients(const struct rv_incmerge *m, struct stretch *s, const double *w)
+{
+	if (w && s->onset_n)
+		keep_lasting(m, s->onset, s->onset_n, w, s->onset);
 }
 
 /* Freezes the onset at its last window (weights w): its lasting channels,
@@ -230,9 +243,13 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, size_t w
 		return;
 	}
 	/* attribution is a magnitude: a negative or broken value carries nothing */
-	for (size_t c = 0; chan_weight && c < m->nchan; c++)
-		if (isfinite(chan_weight[c]) && chan_weight[c] > 0)
-			s->acc[c] += chan_weight[c];
+	for (size_t c = 0; chan_weight && c < m->nchan; c++) {
+		double v = isfinite(chan_weight[c]) && chan_weight[c] > 0 ? chan_weight[c] : 0;
+
+		s->acc[c] += v;
+		s->last[c] = v;
+	}
+	s->have_last = chan_weight != NULL;
 	if (in->flagged <= ONSET_MIN || peak) {
 		memcpy(s->onset, s->acc, m->nchan * sizeof(*s->onset));
 		s->onset_n = in->flagged;
@@ -302,16 +319,27 @@ static int belongs(const struct rv_incmerge *m, const struct stretch *s, const d
 	return sum >= CONTINUE_LEVEL * s->onset_level;
 }
 
-/* Subsystem, shares and top channels from the onset's weights. */
+/*
+ * Subsystem, shares and top channels from the onset's weights; while the
+ * onset still gathers (an incident reported open, or one that closed
+ * before its onset was over), from those of its channels that last in its
+ * last window, as at the onset's end (drop_transients): a noisy
+ * neighbour's binary read from disk does not blame the disk even at open.
+ */
 void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
 			   struct rv_incident *in)
 {
 	double sub_sum[RV_SUB_COUNT] = { 0 };
 	double total = 0, sub_total = 0, best = 0;
+	const double *onset = s->onset;
 
+	if (!s->onset_done && s->have_last && s->onset_n > 1) {
+		keep_lasting(m, s->onset, s->onset_n, s->last, m->sumw);
+		onset = m->sumw;
+	}
 	for (size_t c = 0; c < m->nchan; c++)
-		total += s->onset[c];
-	subsystem_weights(m, s->onset, sub_sum);
+		total += onset[c];
+	subsystem_weights(m, onset, sub_sum);
 	for (int k = 0; k < RV_SUB_COUNT; k++)
 		sub_total += sub_sum[k];
 	in->mean_score = s->score_sum / (double)in->flagged;
@@ -323,9 +351,9 @@ void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
 			in->subsystem = (enum rv_subsystem)k;
 		}
 	}
-	in->ntop = total > 0 ? heaviest(s->onset, m->nchan, in->top, RV_INCIDENT_TOP_MAX) : 0;
+	in->ntop = total > 0 ? heaviest(onset, m->nchan, in->top, RV_INCIDENT_TOP_MAX) : 0;
 	for (size_t i = 0; i < in->ntop; i++)
-		in->top_weight[i] = s->onset[in->top[i]] / total;
+		in->top_weight[i] = onset[in->top[i]] / total;
 }
 
 /*

@@ -10,6 +10,8 @@
  * its start-up: channels already gone by the 5th window (under a quarter of
  * their onset weight per window) leave it, unless nothing would stay. From
  * the 5th window on they never change, however the incident goes on.
+ * Before that (an incident peeked at open, one closed sooner) the channels
+ * gone by its latest window leave the summary the same way.
  *
  * Close on what opened it. After the onset, a flagged window continues the
  * incident only while the onset channels (the heaviest ones, holding 80 %

@@ -27,6 +27,8 @@ struct stretch {
 	double *acc;                /* nchan: weight summed while the onset lasts */
 	double *onset;              /* nchan: acc at the onset's peak */
 	double *recent;             /* nchan: recent weight per window, after the onset */
+	double *last;               /* nchan: the last window's weight, while the onset gathers */
+	int have_last;              /* that window had attribution */
 	double recent_score;        /* recent score per window, after the onset */
 	size_t onset_n;             /* windows in that snapshot */
 	int onset_done;             /* onset frozen, onset channels chosen */
@@ -52,6 +54,7 @@ struct rv_incmerge {
 	size_t nopen;
 	struct stretch cand;
 	double *split;              /* nchan: the candidate's weights of a split window */
+	double *sumw;               /* nchan: scratch of rv_incmerge_summarise */
 	uint64_t last_closed_id;    /* id given at the last close, 0: dropped */
 	unsigned last_closed_phase;
 	double last_closed_peak;

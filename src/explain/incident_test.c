@@ -290,10 +290,11 @@ static void test_peek_forget_next_id(void **state)
 	assert_near(in.mean_score, 3.0, EPS);
 	assert_near(in.peak_score, 4.0, EPS);
 	assert_int_equal(in.detectors, 3u);
-	/* acc = {6, 3}: cpu.a first with 2/3 */
-	assert_int_equal(in.ntop, 2);
+	/* acc = {6, 3}, but net.b is gone in the last window (0 < 3/2 / 4):
+	 * cpu.a alone */
+	assert_int_equal(in.ntop, 1);
 	assert_int_equal(in.top[0], 0);
-	assert_near(in.top_weight[0], 6.0 / 9.0, EPS);
+	assert_near(in.top_weight[0], 1.0, EPS);
 	assert_int_equal(in.subsystem, RV_SUB_CPU);
 	/* peeking changes nothing: the incident closes with the same summary */
 	assert_int_equal(rv_incmerge_push(m, 2, 12, 0, 0.5, 0u, NULL), 0);
@@ -302,7 +303,7 @@ static void test_peek_forget_next_id(void **state)
 	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);
 	assert_int_equal(rv_incmerge_count(m), 1);
 	assert_int_equal(rv_incmerge_get(m, 0)->id, 41);
-	assert_near(rv_incmerge_get(m, 0)->top_weight[0], 6.0 / 9.0, EPS);
+	assert_near(rv_incmerge_get(m, 0)->top_weight[0], 1.0, EPS);
 	rv_incmerge_forget_closed(m);
 	assert_int_equal(rv_incmerge_count(m), 0);
 	assert_null(rv_incmerge_get(m, 0));
@@ -587,6 +588,33 @@ static void test_startup_burst_dropped(void **state)
 	rv_incmerge_free(m);
 }
 
+/* While the onset still gathers, an open incident is blamed on what lasts
+ * in its last window too: the burst's storage channel, at half its onset
+ * weight per window in the second burst window, stays; a hog window with
+ * storage below a quarter of it leaves the blame to cpu. */
+static void test_open_blame_from_what_lasts(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "storage.reads", "cpu.user_pct" };
+	struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+	const double burst[] = { 50, 4 }, hog[] = { 0.5, 6 };
+	struct rv_incident open;
+	size_t w;
+
+	assert_non_null(m);
+	w = push_run(m, 0, 2, 9.0, burst);
+	assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
+	assert_int_equal(open.subsystem, RV_SUB_STORAGE);
+	w = push_run(m, w, 1, 3.0, hog);                 /* onset {100, 8} of 2 windows */
+	assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
+	assert_int_equal(open.subsystem, RV_SUB_CPU);
+	assert_int_equal(open.ntop, 1);
+	assert_int_equal(open.top[0], 1);
+	assert_near(open.top_weight[0], 1.0, EPS);
+	(void)w;
+	rv_incmerge_free(m);
+}
+
 /* A short stretch of other windows inside a long incident is a blip of its
  * own: the incident goes on, its blame unchanged. */
 static void test_foreign_blip_inside(void **state)
@@ -677,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_growth_in_own_channels_stays_one),
 		cmocka_unit_test(test_decided),
 		cmocka_unit_test(test_startup_burst_dropped),
+		cmocka_unit_test(test_open_blame_from_what_lasts),
 		cmocka_unit_test(test_foreign_blip_inside),
 		cmocka_unit_test(test_sustained_gate),
 	};

@@ -45,8 +45,9 @@ static struct rv_incmerge *two_incidents(const char *const *names)
 {
 	struct rv_incmerge *m = rv_incmerge_new(3, names, 0, 1);
 	assert_non_null(m);
-	const double w0[] = { 3, 1, 0 }, w1[] = { 1, 0, 0 }, w5[] = { 0, 0, 2 };
-	/* acc {4, 1, 0}: shares 0.8 and 0.2; mean (2.5 + 4.5) / 2 = 3.5 */
+	const double w0[] = { 3, 0.5, 0 }, w1[] = { 1, 0.5, 0 }, w5[] = { 0, 0, 2 };
+	/* acc {4, 1, 0}, both lasting in the last window: shares 0.8 and 0.2;
+	 * mean (2.5 + 4.5) / 2 = 3.5 */
 	assert_int_equal(rv_incmerge_push(m, 0, 1700000000.0, 1, 2.5, 1u, w0), 0);
 	assert_int_equal(rv_incmerge_push(m, 1, 1700000001.5, 1, 4.5, 2u, w1), 0);
 	assert_int_equal(rv_incmerge_push(m, 2, 1700000003.0, 0, 0.5, 0, NULL), 0);
