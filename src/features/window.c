@@ -25,6 +25,10 @@ enum { FEATMAT_MIN_W = 2 };
 static const double FEATMAT_Q25 = 0.25;
 static const double FEATMAT_Q75 = 0.75;
 #define PCTL_MASK (RV_FEAT_BIT(RV_F_P25) | RV_FEAT_BIT(RV_F_P75))
+/* Features of a window's shape, undefined for a flat window. */
+#define SHAPE_MASK                                                              \
+	(RV_FEAT_BIT(RV_F_SKEW) | RV_FEAT_BIT(RV_F_KURT) | RV_FEAT_BIT(RV_F_AC1) | \
+	 RV_FEAT_BIT(RV_F_ADF))
 
 static int check_args(const float *values, size_t nrows, size_t ncols,
 		      const unsigned *masks, size_t w, size_t step,
@@ -178,6 +182,38 @@ static void channel_windows(float *x, size_t nfeat, size_t j, const float *col, 
 }
 
 /*
+ * A window whose values span less than flat_below (the channel's
+ * resolution) has no shape to speak of: skewness, kurtosis and
+ * autocorrelation of such wiggles are noise, and one quiet window among
+ * noisy ones would score like a fault. Its shape features become those of
+ * a flat window (0, and ADF's p-value 1), for windows k0..k1-1 of the
+ * channel written at column j of their rows.
+ */
+static void flatten_shape(float *x, size_t nfeat, size_t j, const float *col, unsigned mask,
+			  size_t w, size_t step, double flat_below, size_t k0, size_t k1)
+{
+	for (size_t k = k0; k < k1; k++) {
+		const float *v = col + k * step;
+		float lo = v[0], hi = v[0];
+		float *out = x + (k - k0) * nfeat + j;
+
+		for (size_t i = 1; i < w; i++) {
+			lo = v[i] < lo ? v[i] : lo;
+			hi = v[i] > hi ? v[i] : hi;
+		}
+		if (!((double)hi - (double)lo < flat_below))
+			continue;
+		for (unsigned f = 0; f < RV_F_COUNT; f++) {
+			if (!(mask & RV_FEAT_BIT(f)))
+				continue;
+			if (SHAPE_MASK & RV_FEAT_BIT(f))
+				*out = f == RV_F_ADF ? 1.0f : 0.0f;
+			out++;
+		}
+	}
+}
+
+/*
  * Rows of windows k0..k1-1 into x (row of k0 first, nfeat apart), in blocks
  * of RV_FEAT_BLOCK windows, channel by channel within a block: gauge
  * channels with short windows go through rv_feat_gauge_block, the others
@@ -185,8 +221,8 @@ static void channel_windows(float *x, size_t nfeat, size_t j, const float *col, 
  * with percentiles (rv_featmat_scratch_len).
  */
 static void fill_range(float *x, size_t nfeat, const float *values, size_t nrows, size_t ncols,
-		       const unsigned *masks, size_t w, size_t step, double *scratch, size_t k0,
-		       size_t k1)
+		       const unsigned *masks, const double *flat_below, size_t w, size_t step,
+		       double *scratch, size_t k0, size_t k1)
 {
 	int fast = w <= RV_FEAT_GAUGE_FAST_MAX;
 
@@ -205,6 +241,9 @@ static void fill_range(float *x, size_t nfeat, const float *values, size_t nrows
 			else if (mask)
 				channel_windows(rows, nfeat, j, col, mask, w, step, sorted, b0 == k0,
 						scratch, b0, b1);
+			if (flat_below && flat_below[c] > 0 && (mask & SHAPE_MASK))
+				flatten_shape(rows, nfeat, j, col, mask, w, step, flat_below[c], b0,
+					      b1);
 			if (mask & PCTL_MASK)
 				sorted += w;
 			j += rv_feat_count(mask);
@@ -213,13 +252,13 @@ static void fill_range(float *x, size_t nfeat, const float *values, size_t nrows
 }
 
 static void fill_rows(struct rv_featmat *m, const float *values, size_t nrows,
-		      size_t ncols, const unsigned *masks, size_t w, size_t step,
-		      double *scratch, size_t k0, size_t k1)
+		      size_t ncols, const unsigned *masks, const double *flat_below, size_t w,
+		      size_t step, double *scratch, size_t k0, size_t k1)
 {
 	for (size_t k = k0; k < k1; k++)
 		m->end_row[k] = k * step + w - 1;
-	fill_range(m->x + k0 * m->nfeat, m->nfeat, values, nrows, ncols, masks, w, step, scratch,
-		   k0, k1);
+	fill_range(m->x + k0 * m->nfeat, m->nfeat, values, nrows, ncols, masks, flat_below, w,
+		   step, scratch, k0, k1);
 }
 
 size_t rv_featmat_width(size_t ncols, const unsigned *masks)
@@ -241,10 +280,11 @@ size_t rv_featmat_scratch_len(size_t ncols, const unsigned *masks, size_t w)
 }
 
 void rv_featmat_rows(const float *values, size_t nrows, size_t ncols, const unsigned *masks,
-		     size_t w, size_t step, size_t k0, size_t k1, float *rows, double *scratch)
+		     const double *flat_below, size_t w, size_t step, size_t k0, size_t k1,
+		     float *rows, double *scratch)
 {
-	fill_range(rows, rv_featmat_width(ncols, masks), values, nrows, ncols, masks, w, step,
-		   scratch, k0, k1);
+	fill_range(rows, rv_featmat_width(ncols, masks), values, nrows, ncols, masks, flat_below,
+		   w, step, scratch, k0, k1);
 }
 
 /* One thread's share of the windows: its own scratch, its own sorted
@@ -254,6 +294,7 @@ struct fill_job {
 	const float *values;
 	size_t nrows, ncols, w, step, nscratch;
 	const unsigned *masks;
+	const double *flat_below;
 	double *scratch;              /* nscratch doubles per thread */
 };
 
@@ -261,7 +302,7 @@ static int fill_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 {
 	struct fill_job *j = ctx;
 
-	fill_rows(j->m, j->values, j->nrows, j->ncols, j->masks, j->w, j->step,
+	fill_rows(j->m, j->values, j->nrows, j->ncols, j->masks, j->flat_below, j->w, j->step,
 		  j->scratch + (size_t)slot * j->nscratch, begin, end);
 	return 0;
 }
@@ -270,12 +311,12 @@ int rv_featmat_build(const float *values, size_t nrows, size_t ncols,
 		     const unsigned *masks, size_t w, size_t step,
 		     struct rv_featmat *out, struct rv_err *err)
 {
-	return rv_featmat_build_mt(values, nrows, ncols, masks, w, step, 1, out, err);
+	return rv_featmat_build_mt(values, nrows, ncols, masks, NULL, w, step, 1, out, err);
 }
 
 int rv_featmat_build_mt(const float *values, size_t nrows, size_t ncols,
-			const unsigned *masks, size_t w, size_t step, unsigned threads,
-			struct rv_featmat *out, struct rv_err *err)
+			const unsigned *masks, const double *flat_below, size_t w, size_t step,
+			unsigned threads, struct rv_featmat *out, struct rv_err *err)
 {
 	memset(out, 0, sizeof(*out));
 	int rc = check_args(values, nrows, ncols, masks, w, step, err);
@@ -304,7 +345,8 @@ int rv_featmat_build_mt(const float *values, size_t nrows, size_t ncols,
 				  nwin, nfeat);
 	}
 	label_columns(out, ncols, masks);
-	struct fill_job job = { out, values, nrows, ncols, w, step, nscratch, masks, scratch };
+	struct fill_job job = { out, values, nrows, ncols, w, step, nscratch, masks, flat_below,
+				scratch };
 	rc = rv_parallel_for(nwin, threads, fill_slice, &job);
 	free(scratch);
 	return rc;

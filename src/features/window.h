@@ -38,13 +38,15 @@ int rv_featmat_build(const float *values, size_t nrows, size_t ncols,
 		     const unsigned *masks, size_t w, size_t step,
 		     struct rv_featmat *out, struct rv_err *err);
 
-/* Frees the arrays of m and empties it; m == NULL is a no-op, and so is a
- * second call. */
 /* The same on up to `threads` threads (windows split between them); the
- * result does not depend on the thread count. */
+ * result does not depend on the thread count. flat_below (NULL: none):
+ * per channel, the span (max - min) under which a window counts as flat
+ * for its shape features: skewness, kurtosis and lag-1 autocorrelation 0,
+ * the ADF p-value 1, as for a constant window (a wiggle below the channel's
+ * resolution has no shape worth scoring). */
 int rv_featmat_build_mt(const float *values, size_t nrows, size_t ncols,
-			const unsigned *masks, size_t w, size_t step, unsigned threads,
-			struct rv_featmat *out, struct rv_err *err);
+			const unsigned *masks, const double *flat_below, size_t w, size_t step,
+			unsigned threads, struct rv_featmat *out, struct rv_err *err);
 
 /*
  * Streaming use: the features of windows k0..k1-1 (numbered as by
@@ -55,8 +57,11 @@ int rv_featmat_build_mt(const float *values, size_t nrows, size_t ncols,
 size_t rv_featmat_width(size_t ncols, const unsigned *masks);
 size_t rv_featmat_scratch_len(size_t ncols, const unsigned *masks, size_t w);
 void rv_featmat_rows(const float *values, size_t nrows, size_t ncols, const unsigned *masks,
-		     size_t w, size_t step, size_t k0, size_t k1, float *rows, double *scratch);
+		     const double *flat_below, size_t w, size_t step, size_t k0, size_t k1,
+		     float *rows, double *scratch);
 
+/* Frees the arrays of m and empties it; m == NULL is a no-op, and so is a
+ * second call. */
 void rv_featmat_fini(struct rv_featmat *m);
 
 /* Column name "channel/feature", e.g. "cpu.util/mean", written into buf

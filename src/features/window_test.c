@@ -280,6 +280,54 @@ static void test_colname(void **state)
 	rv_featmat_fini(&m);
 }
 
+/* Wiggles that span less than a channel's flat_below (0.3 < 0.5) have no
+ * shape: skewness, kurtosis and autocorrelation 0, ADF's p-value 1, on
+ * the block path (gauge) and the window path (gauge + ADF) alike; a
+ * channel whose floor is below the span (0.2) keeps its shape, and every
+ * other feature is as without floors. The streaming rows agree. */
+static void test_flat_below(void **state)
+{
+	enum { NR = 40, NC = 3, W = 16, STEP = 4 };
+	const unsigned adf = RV_FEAT_GAUGE_MASK | RV_FEAT_BIT(RV_F_ADF);
+	const unsigned masks[NC] = { RV_FEAT_GAUGE_MASK, adf, adf };
+	const double floors[NC] = { 0.5, 0.5, 0.2 };
+	static const float wig[8] = { 0.0f, 0.3f, 0.0f, 0.1f, 0.0f, 0.0f, 0.2f, 0.0f };
+	float v[NR * NC];
+	struct rv_featmat plain, flat;
+
+	(void)state;
+	for (size_t c = 0; c < NC; c++)
+		for (size_t r = 0; r < NR; r++)
+			v[c * NR + r] = wig[r % 8];
+	assert_int_equal(rv_featmat_build(v, NR, NC, masks, W, STEP, &plain, NULL), 0);
+	assert_int_equal(rv_featmat_build_mt(v, NR, NC, masks, floors, W, STEP, 2, &flat, NULL), 0);
+	assert_int_equal(flat.nfeat, plain.nfeat);
+	for (size_t k = 0; k < flat.nwin; k++) {
+		for (size_t j = 0; j < flat.nfeat; j++) {
+			float got = flat.x[k * flat.nfeat + j], was = plain.x[k * plain.nfeat + j];
+			unsigned f = flat.feat[j];
+			int shape = f == RV_F_SKEW || f == RV_F_KURT || f == RV_F_AC1 || f == RV_F_ADF;
+
+			if (!shape || flat.chan[j] == 2)
+				assert_true(got == was);
+			else
+				assert_true(got == (f == RV_F_ADF ? 1.0f : 0.0f));
+			/* the wiggle has a shape of its own without the floor */
+			if (shape && f != RV_F_ADF && flat.chan[j] == 2)
+				assert_true(was != 0.0f);
+		}
+	}
+	/* the streaming rows of windows 1..2 are the matrix's */
+	float rows[2 * 64];
+	double scratch[8 * W];
+
+	assert_true(flat.nfeat <= 64 && rv_featmat_scratch_len(NC, masks, W) <= 8 * W);
+	rv_featmat_rows(v, NR, NC, masks, floors, W, STEP, 1, 3, rows, scratch);
+	assert_memory_equal(rows, flat.x + flat.nfeat, 2 * flat.nfeat * sizeof(float));
+	rv_featmat_fini(&plain);
+	rv_featmat_fini(&flat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_cells_match_window),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_colname),
+		cmocka_unit_test(test_flat_below),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

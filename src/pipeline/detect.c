@@ -83,6 +83,7 @@ void rv_model_free(struct rv_model *m)
 	free(m->names);
 	free(m->masks);
 	free(m->chan_mean);
+	free(m->flat_below);
 	rv_novelty_fini(&m->nov);
 	rv_ens_free(m->ens);
 	free(m);
@@ -260,39 +261,52 @@ static int sample_calibration(const struct rv_detect_opts *o, const struct rv_fe
 	 RV_FEAT_BIT(RV_F_SUM))
 
 /*
- * The smallest sd of each feature column and raw column (rv_ens_train),
- * with the catalog's knowledge of the channels (o->events): for a feature
- * in the channel's unit, the larger of its resolution (rv_catalog_resolution)
- * and sd_floor_rel of its mean level; per sample for the slope, as a move
- * of one resolution across the window. An event channel's sum and max
- * (of per-second rates over the window's samples) count in one event a
- * second sustained over the window: so one that stayed 0 while learning is
- * watched, and a sustained error rate stands out, but a single stray event
- * does not open an incident. Nothing for ratios, and NULL arrays without
- * the catalog.
+ * Each channel's floor, with the catalog's knowledge of the channels
+ * (o->events): the larger of its resolution (rv_catalog_resolution) and
+ * sd_floor_rel of its mean level, into m->flat_below: a window spanning
+ * less has no shape (rv_featmat_build_mt), and the level features'
+ * floors follow from it (build_floors). Nothing without the catalog.
  */
-static int build_floors(const struct rv_detect_opts *o, const struct rv_model *m,
-			const struct rv_featmat *fm, const uint32_t *raw_chan, size_t nraw,
-			double **feat_floor, double **raw_floor)
+static int chan_floors(const struct rv_detect_opts *o, struct rv_model *m)
 {
-	double *chan = NULL;
-
-	*feat_floor = *raw_floor = NULL;
 	if (!o->events)
 		return 0;
-	chan = calloc(m->nchan ? m->nchan : 1, sizeof(*chan));
+	m->flat_below = calloc(m->nchan ? m->nchan : 1, sizeof(*m->flat_below));
+	if (!m->flat_below)
+		return -ENOMEM;
+	for (size_t c = 0; c < m->nchan; c++)
+		m->flat_below[c] = fmax(rv_catalog_resolution(m->names[c]),
+					o->ens.sd_floor_rel * fabs(m->chan_mean[c]));
+	return 0;
+}
+
+/*
+ * The smallest sd of each feature column and raw column (rv_ens_train),
+ * from the channels' floors (chan_floors): for a feature in the channel's
+ * unit, the channel's floor; per sample for the slope, as a move of one
+ * floor across the window. An event channel's sum and max (of per-second
+ * rates over the window's samples) count in one event a second sustained
+ * over the window: so one that stayed 0 while learning is watched, and a
+ * sustained error rate stands out, but a single stray event does not open
+ * an incident. Nothing for ratios, and NULL arrays without the catalog.
+ */
+static int build_floors(const struct rv_model *m, const struct rv_featmat *fm,
+			const uint32_t *raw_chan, size_t nraw, double **feat_floor,
+			double **raw_floor)
+{
+	const double *chan = m->flat_below;
+
+	*feat_floor = *raw_floor = NULL;
+	if (!chan)
+		return 0;
 	*feat_floor = calloc(fm->nfeat ? fm->nfeat : 1, sizeof(**feat_floor));
 	*raw_floor = calloc(nraw ? nraw : 1, sizeof(**raw_floor));
-	if (!chan || !*feat_floor || !*raw_floor) {
-		free(chan);
+	if (!*feat_floor || !*raw_floor) {
 		free(*feat_floor);
 		free(*raw_floor);
 		*feat_floor = *raw_floor = NULL;
 		return -ENOMEM;
 	}
-	for (size_t c = 0; c < m->nchan; c++)
-		chan[c] = fmax(rv_catalog_resolution(m->names[c]),
-			       o->ens.sd_floor_rel * fabs(m->chan_mean[c]));
 	for (size_t j = 0; j < fm->nfeat; j++) {
 		const unsigned f = fm->feat[j];
 		const uint32_t c = fm->chan[j];
@@ -306,7 +320,6 @@ static int build_floors(const struct rv_detect_opts *o, const struct rv_model *m
 	}
 	for (size_t j = 0; j < nraw; j++)
 		(*raw_floor)[j] = chan[raw_chan[j]];
-	free(chan);
 	return 0;
 }
 
@@ -331,16 +344,18 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 		rc = copy_channels(m, train, o);
 	if (!rc && o->novelty && o->events)
 		rc = rv_novelty_fit(&m->nov, m, train);
+	if (!rc)
+		rc = chan_floors(o, m);
 	resolve_raw_positions(m, (o->ens.enabled & RV_DET_BIT(RV_DET_SPE)) != 0);
 	t0 = rv_clock_ns();
 	if (!rc)
 		rc = rv_featmat_build_mt(train->values, train->nrows, train->ncols, m->masks,
-					 m->window, m->step, o->threads, &fm, err);
+					 m->flat_below, m->window, m->step, o->threads, &fm, err);
 
 	if (!rc)
 		rc = build_raw(m, train, &fm, &raw, &raw_chan);
 	if (!rc)
-		rc = build_floors(o, m, &fm, raw_chan, m->nchan * m->nraw_pts, &feat_floor,
+		rc = build_floors(m, &fm, raw_chan, m->nchan * m->nraw_pts, &feat_floor,
 				  &raw_floor);
 	if (!rc)
 		rc = sample_calibration(o, &fm, &cal, &cal_n);

@@ -68,6 +68,9 @@ struct rv_model {
 	double *chan_mean;           /* nchan training means (the baseline a report
 					compares with), NULL in version 1 model files */
 	struct rv_novelty nov;       /* watched event channels (n 0 in version 1, 2 files) */
+	double *flat_below;          /* nchan: span under which a window's shape is flat
+					(rv_featmat_build_mt); NULL without the catalog
+					and in version 1 to 3 files */
 	struct rv_ensemble *ens;
 };
 
@@ -144,7 +147,7 @@ void rv_model_raw_row(const struct rv_model *m, const struct rv_table *t, size_t
 /* Model file: "RVLMODEL", format version, payload length, payload, CRC-32C. */
 /* Version 2 added the channel means, version 3 the novelty thresholds;
  * version 1 and 2 files still load (and score without novelty). */
-#define RV_MODEL_FORMAT_VERSION 3
+#define RV_MODEL_FORMAT_VERSION 4
 int rv_model_save(const struct rv_model *m, const char *path, struct rv_err *err);
 int rv_model_load(const char *path, struct rv_model **out, struct rv_err *err);
 

@@ -93,7 +93,8 @@ void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_o
 		}
 		l->mean[c] = sum / (double)w;
 	}
-	rv_featmat_rows(l->tbl, w, m->nchan, m->masks, w, m->step, 0, 1, l->feat, l->fscratch);
+	rv_featmat_rows(l->tbl, w, m->nchan, m->masks, m->flat_below, w, m->step, 0, 1, l->feat,
+			l->fscratch);
 	if (l->nraw) {
 		struct rv_table t = { .nrows = w, .ncols = m->nchan, .values = l->tbl };
 		rv_model_raw_row(m, &t, w - 1, l->raw);

@@ -7,10 +7,11 @@
  *   u64      payload length
  *   payload  channels and feature masks, windowing, training windows,
  *            channel means (version 2), novelty section (version 3),
- *            detector ensemble
+ *            channel floors (version 4), detector ensemble
  *   u32      CRC-32C of the payload
  * The novelty section (pipeline/novelty.h): u64 n, then per watched
- * channel u32 channel index (ascending), f64 T_c, f64 M_c.
+ * channel u32 channel index (ascending), f64 T_c, f64 M_c. The channel
+ * floors (flat_below): u32 flag, then nchan f64 when it is 1.
  * Saving writes a temporary file beside the target and renames it over the
  * target, so a crash never leaves half a model under the real name.
  */
@@ -55,6 +56,9 @@ static void save_payload(const struct rv_model *m, struct rv_wbuf *b)
 		rv_wbuf_f64(b, m->nov.thr[i]);
 		rv_wbuf_f64(b, m->nov.margin[i]);
 	}
+	rv_wbuf_u32(b, m->flat_below != NULL);
+	for (size_t c = 0; m->flat_below && c < m->nchan; c++)
+		rv_wbuf_f64(b, m->flat_below[c]);
 	rv_ens_save(m->ens, b);
 }
 
@@ -131,8 +135,10 @@ static int load_channels(struct rv_model *m, struct rv_rbuf *b)
 	return any ? 0 : -EINVAL;
 }
 
-/* Version 2: a flag, then nchan training means. */
-static int load_means(struct rv_model *m, struct rv_rbuf *b)
+/* A flag, then nchan doubles into *out when it is 1 (the channel means of
+ * version 2, the channel floors of version 4); finite ones when finite. */
+static int load_per_channel(const struct rv_model *m, struct rv_rbuf *b, double **out,
+			    int finite)
 {
 	uint32_t has = rv_rbuf_u32(b);
 
@@ -142,10 +148,11 @@ static int load_means(struct rv_model *m, struct rv_rbuf *b)
 		return 0;
 	if (!rv_rbuf_has(b, m->nchan, 8))
 		return -EINVAL;
-	if (!(m->chan_mean = malloc(m->nchan * sizeof(*m->chan_mean))))
+	if (!(*out = malloc(m->nchan * sizeof(**out))))
 		return -ENOMEM;
 	for (size_t c = 0; c < m->nchan; c++)
-		m->chan_mean[c] = rv_rbuf_f64(b);
+		if (!isfinite((*out)[c] = rv_rbuf_f64(b)) && finite)
+			return -EINVAL;
 	return b->bad ? -EINVAL : 0;
 }
 
@@ -213,10 +220,12 @@ static int load_payload(struct rv_model *m, struct rv_rbuf *b, uint32_t version,
 		if ((m->raw_pos[p] = rv_rbuf_u64(b)) >= m->window)
 			return rv_err_set(err, -EINVAL, "invalid window positions");
 	m->train_windows = rv_rbuf_u64(b);
-	if (version >= 2 && (rc = load_means(m, b)) != 0)
+	if (version >= 2 && (rc = load_per_channel(m, b, &m->chan_mean, 0)) != 0)
 		return rv_err_set(err, rc, "invalid channel means");
 	if (version >= 3 && (rc = load_novelty(m, b, err)) != 0)
 		return rc;
+	if (version >= 4 && (rc = load_per_channel(m, b, &m->flat_below, 1)) != 0)
+		return rv_err_set(err, rc, "invalid channel floors");
 	rc = rv_ens_load(b, &m->ens, err);
 	if (rc)
 		return rc;

@@ -427,13 +427,14 @@ static struct rv_model *load(const char *path)
 	return m;
 }
 
-static void test_v3_round_trip_and_v2(void **state)
+static void test_v4_round_trip_v3_and_v2(void **state)
 {
 	struct rv_table *t = quiet_table(TEST_ROWS, TRAIN_ROWS, 2);
 	struct rv_novelty kept;
+	double *floors;
 	struct rv_model *l;
-	struct capture a, b, c2, c0;
-	struct rv_incmerge *ma, *mb, *m2, *m0;
+	struct capture a, b, c3, c2, c0;
+	struct rv_incmerge *ma, *mb, *m3, *m2, *m0;
 	size_t len, off, sec;
 	uint8_t *d;
 
@@ -441,17 +442,40 @@ static void test_v3_round_trip_and_v2(void **state)
 	qt_plant(t, QT_TIMEOUTS, BURST_R0, BURST_R1, BURST_RATE);
 	assert_int_equal(rv_model_save(F.m, F.path, NULL), 0);
 	d = slurp(F.path, &len);
-	assert_int_equal(d[OFF_VERSION], 3);
+	assert_int_equal(d[OFF_VERSION], 4);
 	l = load(F.path);
 	assert_int_equal(l->nov.n, QT_EVENTS);
 	same_novelty(&F.m->nov, &l->nov);
+	assert_non_null(F.m->flat_below);
+	assert_non_null(l->flat_below);
+	assert_memory_equal(l->flat_below, F.m->flat_below, F.m->nchan * sizeof(double));
 	ma = run(F.m, t, &a, 2, 1, 1);
 	mb = run(l, t, &b, 2, 1, 1);
 	same_output(&a, &b);
 	same_incidents(ma, mb);
 	rv_model_free(l);
 
-	/* the same model as a version 2 file: no novelty section */
+	/* the same model as a version 3 file: no channel floors, scored
+	 * exactly as the model without them (every window's shape its own) */
+	off = novelty_offset(F.m) + 8 + F.m->nov.n * (4 + 8 + 8);
+	sec = 4 + 8 * F.m->nchan;
+	assert_int_equal(d[off], 1);
+	memmove(d + off, d + off + sec, len - off - sec);
+	len -= sec;
+	spit_model(F.path, d, len, 3);
+	l = load(F.path);
+	assert_null(l->flat_below);
+	assert_int_equal(l->nov.n, QT_EVENTS);
+	m3 = run(l, t, &c3, 2, 1, 1);
+	floors = F.m->flat_below;
+	F.m->flat_below = NULL;
+	m0 = run(F.m, t, &c0, 2, 1, 1);
+	same_output(&c3, &c0);
+	same_incidents(m3, m0);
+	rv_model_free(l);
+	run_free(m0, &c0);
+
+	/* and as a version 2 file: no novelty section either */
 	off = novelty_offset(F.m);
 	sec = 8 + F.m->nov.n * (4 + 8 + 8);
 	assert_int_equal(d[off], QT_EVENTS);
@@ -465,6 +489,7 @@ static void test_v3_round_trip_and_v2(void **state)
 	memset(&F.m->nov, 0, sizeof(F.m->nov));
 	m0 = run(F.m, t, &c0, 2, 1, 1);
 	F.m->nov = kept;
+	F.m->flat_below = floors;
 	same_output(&c2, &c0);
 	same_incidents(m2, m0);
 	for (size_t w = 0; w < c2.n; w++)
@@ -472,6 +497,7 @@ static void test_v3_round_trip_and_v2(void **state)
 	rv_model_free(l);
 	run_free(ma, &a);
 	run_free(mb, &b);
+	run_free(m3, &c3);
 	run_free(m2, &c2);
 	run_free(m0, &c0);
 	free(d);
@@ -633,7 +659,7 @@ int main(void)
 		cmocka_unit_test(test_attribution_share),
 		cmocka_unit_test(test_burst_is_flagged_and_blamed),
 		cmocka_unit_test(test_stray_events),
-		cmocka_unit_test(test_v3_round_trip_and_v2),
+		cmocka_unit_test(test_v4_round_trip_v3_and_v2),
 		cmocka_unit_test(test_bad_novelty_refused),
 		cmocka_unit_test(test_v2_fixture_scores_as_before),
 	};

@@ -86,8 +86,8 @@ static int score_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 
 		/* Features are computed here, a batch at a time, not as a matrix
 		 * of the whole input: they stay in cache for the scoring. */
-		rv_featmat_rows(b->test->values, b->test->nrows, m->nchan, m->masks, m->window,
-				m->step, w0, w0 + n, wk->feat, wk->fscratch);
+		rv_featmat_rows(b->test->values, b->test->nrows, m->nchan, m->masks, m->flat_below,
+				m->window, m->step, w0, w0 + n, wk->feat, wk->fscratch);
 		for (size_t i = 0; nraw && i < n; i++)
 			rv_model_raw_row(m, b->test, end_row(m, w0 + i), wk->raw + i * nraw);
 		rv_ens_score_batch(m->ens, wk->feat, b->nfeat, wk->raw, nraw, n, wk->scratch,
