@@ -145,12 +145,8 @@ static size_t heaviest(const double *w, size_t nchan, uint32_t *top, size_t n)
 	return k;
 }
 
-/*
- * Channels of the onset that are gone by its last window (carrying less than
- * CONTINUE_LEVEL of their onset weight per window) are its start-up, not
- * what the incident is about: a noisy neighbour's binary paged in from disk
- * before it takes the CPU. They leave the onset, unless nothing would stay.
- */
+/* Channel c lasts in the window of weights w: it carries CONTINUE_LEVEL of
+ * its weight per window in the onset (onset_n windows) at least. */
 static int lasts(const double *onset, size_t onset_n, const double *w, size_t c)
 {
 	return isfinite(w[c]) && w[c] >= CONTINUE_LEVEL * onset[c] / (double)onset_n;
@@ -171,6 +167,12 @@ static void keep_lasting(const struct rv_incmerge *m, const double *onset, size_
 		out[c] = kept > 0 && onset[c] > 0 && !lasts(onset, onset_n, w, c) ? 0 : onset[c];
 }
 
+/*
+ * Channels of the onset that are gone by its last window (weights w) are its
+ * start-up, not what the incident is about: a noisy neighbour's binary
+ * paged in from disk before it takes the CPU. They leave the onset, unless
+ * nothing would stay.
+ */
 static void drop_transients(const struct rv_incmerge *m, struct stretch *s, const double *w)
 {
 	if (w && s->onset_n)

@@ -192,14 +192,24 @@ static void channel_windows(float *x, size_t nfeat, size_t j, const float *col, 
 static void flatten_shape(float *x, size_t nfeat, size_t j, const float *col, unsigned mask,
 			  size_t w, size_t step, double flat_below, size_t k0, size_t k1)
 {
+	const unsigned both = RV_FEAT_BIT(RV_F_MIN) | RV_FEAT_BIT(RV_F_MAX);
+	/* min and max written already (their place in the channel's columns) */
+	const size_t at_min = rv_feat_count(mask & (RV_FEAT_BIT(RV_F_MIN) - 1u));
+	const size_t at_max = rv_feat_count(mask & (RV_FEAT_BIT(RV_F_MAX) - 1u));
+
 	for (size_t k = k0; k < k1; k++) {
 		const float *v = col + k * step;
-		float lo = v[0], hi = v[0];
 		float *out = x + (k - k0) * nfeat + j;
+		float lo = v[0], hi = v[0];
 
-		for (size_t i = 1; i < w; i++) {
-			lo = v[i] < lo ? v[i] : lo;
-			hi = v[i] > hi ? v[i] : hi;
+		if ((mask & both) == both) {
+			lo = out[at_min];
+			hi = out[at_max];
+		} else {
+			for (size_t i = 1; i < w; i++) {
+				lo = v[i] < lo ? v[i] : lo;
+				hi = v[i] > hi ? v[i] : hi;
+			}
 		}
 		if (!((double)hi - (double)lo < flat_below))
 			continue;

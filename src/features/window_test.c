@@ -282,15 +282,16 @@ static void test_colname(void **state)
 
 /* Wiggles that span less than a channel's flat_below (0.3 < 0.5) have no
  * shape: skewness, kurtosis and autocorrelation 0, ADF's p-value 1, on
- * the block path (gauge) and the window path (gauge + ADF) alike; a
+ * the block path (gauge), the window path (gauge + ADF) and without min
+ * and max among the features (a stock) alike; a
  * channel whose floor is below the span (0.2) keeps its shape, and every
  * other feature is as without floors. The streaming rows agree. */
 static void test_flat_below(void **state)
 {
-	enum { NR = 40, NC = 3, W = 16, STEP = 4 };
+	enum { NR = 40, NC = 4, W = 16, STEP = 4 };
 	const unsigned adf = RV_FEAT_GAUGE_MASK | RV_FEAT_BIT(RV_F_ADF);
-	const unsigned masks[NC] = { RV_FEAT_GAUGE_MASK, adf, adf };
-	const double floors[NC] = { 0.5, 0.5, 0.2 };
+	const unsigned masks[NC] = { RV_FEAT_GAUGE_MASK, adf, adf, RV_FEAT_STOCK_MASK };
+	const double floors[NC] = { 0.5, 0.5, 0.2, 0.5 };
 	static const float wig[8] = { 0.0f, 0.3f, 0.0f, 0.1f, 0.0f, 0.0f, 0.2f, 0.0f };
 	float v[NR * NC];
 	struct rv_featmat plain, flat;
@@ -318,10 +319,10 @@ static void test_flat_below(void **state)
 		}
 	}
 	/* the streaming rows of windows 1..2 are the matrix's */
-	float rows[2 * 64];
+	float rows[2 * 80];
 	double scratch[8 * W];
 
-	assert_true(flat.nfeat <= 64 && rv_featmat_scratch_len(NC, masks, W) <= 8 * W);
+	assert_true(flat.nfeat <= 80 && rv_featmat_scratch_len(NC, masks, W) <= 8 * W);
 	rv_featmat_rows(v, NR, NC, masks, floors, W, STEP, 1, 3, rows, scratch);
 	assert_memory_equal(rows, flat.x + flat.nfeat, 2 * flat.nfeat * sizeof(float));
 	rv_featmat_fini(&plain);
