@@ -752,7 +752,7 @@ def summarize(rows, false, clean_s, incidents=None):
     return s
 
 
-def short_failures(rows, s):
+def short_failures(rows, s, incidents=(), settle=0.0):
     """What `--short --check` rejects: a fault not injected, not detected or
     its subsystem outside the top two, a first-phase incident still open at
     the end (a follow-on phase still open is an after-effect the full run's
@@ -764,22 +764,28 @@ def short_failures(rows, s):
         elif not (r["detected"] and r["top2_ok"]):
             out.append(f"{r['fault']} was not detected with subsystem {r['expect']} in its top 2")
     still = [i for i in s.get("first_open_at_end", s["open_at_end"])
-             if i not in job_degraded(rows)]
+             if i not in job_degraded(rows, incidents, settle)]
     if still:
         out.append("incident(s) still open at the end of the run: "
                    + ", ".join(str(i) for i in still))
     return out
 
 
-def job_degraded(rows):
+def job_degraded(rows, incidents=(), settle=0.0):
     """Incident id -> the row of its fault, for the faults after which the
     job never got back to its level (job_recovery): their incidents still
-    open at the end are right, the host is not back to normal."""
+    open at the end are right, the host is not back to normal. Their
+    incidents: those scored with the fault, and any that began during it or
+    in its settle time (what a fault leaves behind may outgrow its first
+    incident and be reported as one of its own)."""
     out = {}
     for r in rows:
         if r.get("job_level") is not None and r.get("job_recovered_s") is None:
             for i in r.get("incident_ids", []):
                 out[i] = r
+            for i in incidents:
+                if r["t0"] <= i.get("start", r["t0"] - 1.0) <= r["t1"] + settle:
+                    out[i["id"]] = r
     return out
 
 
@@ -799,7 +805,8 @@ def job_text(rows, reports):
                        f"end of the run (last {after[-1] if after else float('nan'):.1f} ms)")
         else:
             out.append(f"- #{k} {r['fault']}: {r['job_level']:.1f} ms before; back "
-                       f"{r['job_recovered_s']:.0f} s after it ended")
+                       f"{r['job_recovered_s']:.0f} s after it ended (after it: "
+                       f"{', '.join(f'{ms:.1f}' for ms in after[:8])} ms)")
     return "\n".join(out) + "\n"
 
 
@@ -1208,7 +1215,8 @@ def main():
     log(f"results in {out}/results.json")
     print(job_text(rows, live.job.reports))
     if a.check:
-        for i, r in sorted(job_degraded(rows).items()):
+        degraded = job_degraded(rows, ev.incidents.values(), a.settle)
+        for i, r in sorted(degraded.items()):
             if i in s.get("first_open_at_end", ()):
                 log(f"note: incident {i} is still open, and rightly: after {r['fault']} the job "
                     f"never got back to its all-reduce of {r['job_level']:.1f} ms")
@@ -1218,7 +1226,7 @@ def main():
                     f"{' > '.join(inc.get('subsystems') or [])} at the end"
                     f"{' (still open)' if inc.get('open_at_end') else ''}; top "
                     f"{', '.join(inc.get('top') or [])}")
-        bad = short_failures(rows, s) if short else \
+        bad = short_failures(rows, s, ev.incidents.values(), a.settle) if short else \
             [f"target missed: {k}" for k, ok in s["met"].items() if not ok]
         for b in bad:
             log(f"FAIL: {b}")
@@ -1316,6 +1324,15 @@ def self_test():
             r.update(job_level=4.5, job_recovered_s=None)
     expect("short check, job not back", short_failures(deg, s),
            ["cgroup-throttle could not be injected: no usable cpu cgroup"])
+    # an incident that began in the settle time after such a fault is its too
+    late = {"id": 11, "start": 1260.0}
+    pl = [dict(r) for r in rows if r.get("fault") == "packet-loss"]
+    pl[0].update(job_level=4.5, job_recovered_s=None)
+    expect("job not back: an incident begun in its settle time", 11 in
+           job_degraded(pl, [late], 45.0), True)
+    expect("... not after it", 11 in job_degraded(pl, [late], 10.0), False)
+    pl[0].update(job_recovered_s=12.0)
+    expect("... nor when the job got back", 11 in job_degraded(pl, [late], 45.0), False)
     reps = [(90.0, 4.0), (100.0, 5.0), (120.0, 90.0), (130.0, 95.0), (140.0, 9.0),
             (150.0, 5.0)]
     expect("job back: the first report wholly after, within 2x", job_recovery(reps, 101, 125),

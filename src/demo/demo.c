@@ -5,7 +5,7 @@
  * 200 ms) learns for learn_s; once its model file exists it detects. A few
  * quiet seconds (and until no incident is open, at most CLOSE_WAIT_S), then
  * fault 1 (CPU contention) for fault_s; the demo waits for the incident to
- * close (at most CLOSE_WAIT_S), then fault 2 (packet
+ * close (at most CLOSE_WAIT_S) and a few quiet seconds, then fault 2 (packet
  * loss, or a disk write storm without a network namespace), the same wait,
  * and the report. The incidents are read from the agent's JSON lines as
  * they are written.
@@ -486,6 +486,10 @@ static int run_timeline(struct demo *d, struct rv_err *err)
 		if (!rc)
 			rc = wait_for(d, CLOSE_WAIT_S - MIN_GAP_S, i + 1, none_open, "recovering",
 				      err);
+		/* and a few quiet seconds more: a fault that began in the last
+		 * one's after-effect would be reported as its follow-on phase */
+		if (!rc && i + 1 < RV_DEMO_FAULTS)
+			rc = wait_for(d, QUIET_S, i + 1, NULL, "recovering", err);
 	}
 	return rc;
 }

@@ -224,12 +224,9 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, size_t w
 
 	if (peak)
 		in->peak_score = score;
-	/* an after-effect is not stronger than its cause, and it fades: a
-	 * follow-on phase that outgrows the incident it follows, or whose
-	 * score rises to SPLIT_SCORE times what it was when linked (a new
-	 * onset in it), is an incident of its own */
-	if (in->follows &&
-	    (in->peak_score > s->cause_peak || in->peak_score >= SPLIT_SCORE * s->link_peak)) {
+	/* an after-effect is not stronger than its cause: a follow-on phase
+	 * that outgrows the incident it follows is an incident of its own */
+	if (in->follows && in->peak_score > s->cause_peak) {
 		in->follows = 0;
 		in->phase = 1;
 	}
@@ -459,15 +456,14 @@ static int retire_stale_candidate(struct rv_incmerge *m, size_t win)
 /* s is the follow-on phase of the incident id (phase, peak) when that one
  * was kept and s is not the stronger: an after-effect is not stronger
  * than its cause (a new fault that began while a weak incident lasted is
- * an incident of its own, also when it outgrows that one later or its
- * score doubles: stretch_add). */
+ * an incident of its own, also when it outgrows that one later:
+ * stretch_add). */
 static void follow_on(struct stretch *s, uint64_t id, unsigned phase, double peak)
 {
 	if (id && s->in.peak_score <= peak) {
 		s->in.follows = id;
 		s->in.phase = phase + 1;
 		s->cause_peak = peak;
-		s->link_peak = s->in.peak_score;
 	}
 }
 

@@ -29,9 +29,9 @@
  * its id, `phase` one more), when its peak so far is not above that one's
  * (an after-effect is not stronger than its cause), else an incident of
  * its own, as is a follow-on phase whose peak later rises above its
- * cause's or to twice its own peak when it was linked (an after-effect
- * fades; one that grows holds a new onset): then phase 1 and follows 0
- * from that window on; either way with
+ * cause's (then phase 1 and follows 0 from that window on; one that only
+ * grows stays linked: a fault can leave a job worse off than it was during
+ * the fault); either way with
  * its own onset: a cascade cpu -> net reads as
  * two linked incidents, never as one relabelled incident. A candidate that
  * stops before it qualifies is a blip.

@@ -38,7 +38,6 @@ struct stretch {
 	size_t alone;               /* its windows no open incident took too */
 	size_t split;               /* its windows split from open incidents */
 	double cause_peak;          /* a follow-on phase: its cause's peak score */
-	double link_peak;           /* ... and its own peak when it was linked */
 };
 
 struct rv_incmerge {

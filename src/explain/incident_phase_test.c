@@ -138,8 +138,8 @@ static size_t cpu_then_net(struct rv_incmerge *m, double peak, double cpu_score,
 }
 
 /* A follow-on phase that later outgrows its cause (peak 3.0) was a new
- * fault all along: phase 1, following nothing, from then on. Below that,
- * and below twice its own peak when linked (1.5), it stays a phase. */
+ * fault all along: phase 1, following nothing, from then on. Below that
+ * it stays a phase. */
 static void test_follow_on_that_outgrows_its_cause(void **state)
 {
 	(void)state;
@@ -149,7 +149,7 @@ static void test_follow_on_that_outgrows_its_cause(void **state)
 
 	assert_non_null(m);
 	w = cpu_then_net(m, 3.0, 2.0, 4, 1.5);           /* windows 6..9: weaker, on net */
-	w = push_run(m, w, 1, 2.9, w_net);               /* window 10: below 3.0 and 2 x 1.5 */
+	w = push_run(m, w, 1, 2.9, w_net);               /* window 10: below 3.0 */
 	assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
 	assert_int_equal(open.phase, 2);
 	w = push_run(m, w, 3, 3.5, w_net);               /* windows 11..13: stronger */
@@ -166,9 +166,9 @@ static void test_follow_on_that_outgrows_its_cause(void **state)
 	rv_incmerge_free(m);
 }
 
-/* An after-effect fades; a follow-on phase whose score doubles from its
- * peak when it was linked (1.2 -> 2.4) holds a new onset, even below its
- * cause's peak (9.0): an incident of its own. */
+/* A follow-on phase that grows but stays below its cause's peak (9.0)
+ * stays linked: a fault can leave the job worse off after it than during
+ * it (a TCP connection stuck in a slow mode after packet loss). */
 static void test_follow_on_that_grows(void **state)
 {
 	(void)state;
@@ -178,13 +178,10 @@ static void test_follow_on_that_grows(void **state)
 
 	assert_non_null(m);
 	w = cpu_then_net(m, 9.0, 4.0, 4, 1.2);           /* the after-effect, linked at 1.2 */
-	w = push_run(m, w, 2, 2.3, w_net);               /* not yet twice */
+	w = push_run(m, w, 4, 4.8, w_net);               /* four times that, below 9.0 */
 	assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
 	assert_int_equal(open.phase, 2);
-	w = push_run(m, w, 2, 2.4, w_net);               /* twice: a new onset */
-	assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
-	assert_int_equal(open.phase, 1);
-	assert_int_equal(open.follows, 0);
+	assert_int_equal(open.follows, 1);
 	(void)w;
 	rv_incmerge_free(m);
 }
