@@ -5,7 +5,8 @@
  * 200 ms) learns for learn_s; once its model file exists it detects. A few
  * quiet seconds (and until no incident is open, at most CLOSE_WAIT_S), then
  * fault 1 (CPU contention) for fault_s; the demo waits for the incident to
- * close (at most CLOSE_WAIT_S) and a few quiet seconds, then fault 2 (packet
+ * close (at most CLOSE_WAIT_S) and until QUIET_S pass without one (at most
+ * CLOSE_WAIT_S more), then fault 2 (packet
  * loss, or a disk write storm without a network namespace), the same wait,
  * and the report. The incidents are read from the agent's JSON lines as
  * they are written.
@@ -161,6 +162,16 @@ static int wait_for(struct demo *d, double seconds, int next, int (*done)(struct
 static int none_open(struct demo *d)
 {
 	return d->open == 0;
+}
+
+/* No incident open, and none for QUIET_S (d->busy_t: when one last was). */
+static int quiet(struct demo *d)
+{
+	double now = demo_now_s();
+
+	if (d->open)
+		d->busy_t = now;
+	return now - d->busy_t >= QUIET_S;
 }
 
 static int model_exists(struct demo *d)
@@ -486,10 +497,13 @@ static int run_timeline(struct demo *d, struct rv_err *err)
 		if (!rc)
 			rc = wait_for(d, CLOSE_WAIT_S - MIN_GAP_S, i + 1, none_open, "recovering",
 				      err);
-		/* and a few quiet seconds more: a fault that began in the last
-		 * one's after-effect would be reported as its follow-on phase */
-		if (!rc && i + 1 < RV_DEMO_FAULTS)
-			rc = wait_for(d, QUIET_S, i + 1, NULL, "recovering", err);
+		/* and QUIET_S without an incident (at most CLOSE_WAIT_S): a fault
+		 * that began in an after-effect of the last one would be taken
+		 * for that, or be its follow-on phase */
+		if (!rc && i + 1 < RV_DEMO_FAULTS) {
+			d->busy_t = demo_now_s();
+			rc = wait_for(d, CLOSE_WAIT_S, i + 1, quiet, "recovering", err);
+		}
 	}
 	return rc;
 }

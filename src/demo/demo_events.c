@@ -17,19 +17,15 @@ static const double ATTRIBUTE_S = 15.0;
 static struct fault *fault_of(struct demo *d, long id)
 {
 	for (int i = 0; i < d->ntracked; i++)
-		if (d->inc_id[i] == id)
-			return &d->f[d->inc_fault[i]];
+		if (d->tracked[i].id == id)
+			return &d->f[d->tracked[i].fault];
 	return NULL;
 }
 
 static void track(struct demo *d, long id, int fault, double t, int linked)
 {
-	if (d->ntracked < MAX_TRACKED) {
-		d->inc_id[d->ntracked] = id;
-		d->inc_t[d->ntracked] = t;
-		d->inc_linked[d->ntracked] = (unsigned char)linked;
-		d->inc_fault[d->ntracked++] = fault;
-	}
+	if (d->ntracked < MAX_TRACKED)
+		d->tracked[d->ntracked++] = (struct tracked){ id, fault, t, linked };
 }
 
 /* The incident a follow-on phase follows (its "follows" id), 0: none. */
@@ -94,23 +90,21 @@ static void on_open(struct demo *d, long id, const struct rv_json *ev, double t)
 
 /*
  * A follow-on phase the agent no longer links to its cause (it grew
- * stronger than an after-effect does: a new onset) is judged as if it had
- * opened on its own when it opened.
+ * stronger than that incident: a new fault) is judged as if it had opened
+ * on its own when it opened.
  */
 static void on_unlinked(struct demo *d, long id, const struct rv_json *ev)
 {
 	for (int i = 0; i < d->ntracked; i++) {
-		if (d->inc_id[i] != id || !d->inc_linked[i] || follows_of(ev))
+		if (d->tracked[i].id != id || !d->tracked[i].linked || follows_of(ev))
 			continue;
-		double t = d->inc_t[i];
+		double t = d->tracked[i].t;
 
 		d->ntracked--;
-		memmove(&d->inc_id[i], &d->inc_id[i + 1], (size_t)(d->ntracked - i) * sizeof(long));
-		memmove(&d->inc_fault[i], &d->inc_fault[i + 1], (size_t)(d->ntracked - i) * sizeof(int));
-		memmove(&d->inc_t[i], &d->inc_t[i + 1], (size_t)(d->ntracked - i) * sizeof(double));
-		memmove(&d->inc_linked[i], &d->inc_linked[i + 1], (size_t)(d->ntracked - i));
-		demo_say(d, "    incident %ld is no follow-on phase after all: it grew stronger than an "
-			    "after-effect does", id);
+		memmove(&d->tracked[i], &d->tracked[i + 1],
+			(size_t)(d->ntracked - i) * sizeof(d->tracked[0]));
+		demo_say(d, "    incident %ld is no follow-on phase after all: it grew stronger than "
+			    "the incident it followed", id);
 		d->open--;
 		on_open(d, id, ev, t);
 		return;

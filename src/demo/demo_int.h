@@ -49,10 +49,13 @@ struct demo {
 	char *line;
 	size_t line_len;
 	int open;                        /* incidents open now */
-	long inc_id[MAX_TRACKED];        /* incidents opened during a fault ... */
-	int inc_fault[MAX_TRACKED];      /* ... and that fault's index */
-	double inc_t[MAX_TRACKED];       /* ... when it opened */
-	unsigned char inc_linked[MAX_TRACKED]; /* ... as a follow-on phase of that fault's */
+	double busy_t;                   /* when one was open last (the wait between faults) */
+	struct tracked {                 /* an incident attributed to a fault */
+		long id;
+		int fault;               /* the fault's index */
+		double t;                /* when it opened */
+		int linked;              /* as a follow-on phase of that fault's incident */
+	} tracked[MAX_TRACKED];
 	int ntracked;
 	int status_shown;                /* a status line is on the terminal */
 };
