@@ -182,8 +182,8 @@ static void channel_windows(float *x, size_t nfeat, size_t j, const float *col, 
 }
 
 /*
- * A window whose values span less than flat_below (the channel's
- * resolution) has no shape to speak of: skewness, kurtosis and
+ * A window whose values span less than flat_below (the channel's floor:
+ * its resolution, or a share of its level) has no shape to speak of: skewness, kurtosis and
  * autocorrelation of such wiggles are noise, and one quiet window among
  * noisy ones would score like a fault. Its shape features become those of
  * a flat window (0, and ADF's p-value 1), for windows k0..k1-1 of the
