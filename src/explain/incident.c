@@ -47,7 +47,8 @@ static int stretch_init(struct stretch *s, size_t n)
 	s->onset = calloc(n, sizeof(*s->onset));
 	s->recent = calloc(n, sizeof(*s->recent));
 	s->last = calloc(n, sizeof(*s->last));
-	return s->acc && s->onset && s->recent && s->last ? 0 : -ENOMEM;
+	s->prev = calloc(n, sizeof(*s->prev));
+	return s->acc && s->onset && s->recent && s->last && s->prev ? 0 : -ENOMEM;
 }
 
 static void stretch_fini(struct stretch *s)
@@ -56,6 +57,7 @@ static void stretch_fini(struct stretch *s)
 	free(s->onset);
 	free(s->recent);
 	free(s->last);
+	free(s->prev);
 }
 
 struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap,
@@ -108,12 +110,14 @@ void rv_incmerge_free(struct rv_incmerge *m)
 static void stretch_open(const struct rv_incmerge *m, struct stretch *s, size_t win, double ts)
 {
 	double *acc = s->acc, *onset = s->onset, *recent = s->recent, *last = s->last;
+	double *prev = s->prev;
 
 	memset(s, 0, sizeof(*s));
 	s->acc = acc;
 	s->onset = onset;
 	s->recent = recent;
 	s->last = last;
+	s->prev = prev;
 	memset(acc, 0, m->nchan * sizeof(*acc));
 	memset(onset, 0, m->nchan * sizeof(*onset));
 	memset(recent, 0, m->nchan * sizeof(*recent));
@@ -168,26 +172,37 @@ static void keep_lasting(const struct rv_incmerge *m, const double *onset, size_
 }
 
 /*
- * Channels of the onset that are gone by its last window (weights w) are its
+ * Channels of the onset that are gone by its last two windows are its
  * start-up, not what the incident is about: a noisy neighbour's binary
  * paged in from disk before it takes the CPU. They leave the onset, unless
- * nothing would stay.
+ * nothing would stay. Two windows, not one: weights are shares of each
+ * window, so one window that another subsystem leads (the job's traffic
+ * catching up while a CPU hog lasts) pushes the hog's channels below their
+ * level without them being gone.
  */
-static void drop_transients(const struct rv_incmerge *m, struct stretch *s, const double *w)
+static void drop_transients(const struct rv_incmerge *m, struct stretch *s)
 {
-	if (w && s->onset_n)
-		keep_lasting(m, s->onset, s->onset_n, w, s->onset);
+	const double *w = s->last;
+
+	if (!s->have_last || !s->onset_n)
+		return;
+	if (s->have_prev) {
+		for (size_t c = 0; c < m->nchan; c++)
+			m->sumw[c] = s->prev[c] > s->last[c] ? s->prev[c] : s->last[c];
+		w = m->sumw;
+	}
+	keep_lasting(m, s->onset, s->onset_n, w, s->onset);
 }
 
-/* Freezes the onset at its last window (weights w): its lasting channels,
- * and of them those that hold ONSET_COVER of its weight. */
-static void onset_freeze(const struct rv_incmerge *m, struct stretch *s, const double *w)
+/* Freezes the onset at its last window: its lasting channels, and of them
+ * those that hold ONSET_COVER of its weight. */
+static void onset_freeze(const struct rv_incmerge *m, struct stretch *s)
 {
 	uint32_t top[ONSET_CHANNELS];
 	size_t n;
 	double total = 0, sum = 0;
 
-	drop_transients(m, s, w);
+	drop_transients(m, s);
 	n = heaviest(s->onset, m->nchan, top, ONSET_CHANNELS);
 	for (size_t c = 0; c < m->nchan; c++)
 		total += s->onset[c];
@@ -242,6 +257,9 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, size_t w
 		return;
 	}
 	/* attribution is a magnitude: a negative or broken value carries nothing */
+	if (chan_weight && s->have_last)
+		memcpy(s->prev, s->last, m->nchan * sizeof(*s->prev));
+	s->have_prev = chan_weight && s->have_last;
 	for (size_t c = 0; chan_weight && c < m->nchan; c++) {
 		double v = isfinite(chan_weight[c]) && chan_weight[c] > 0 ? chan_weight[c] : 0;
 
@@ -254,7 +272,7 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, size_t w
 		s->onset_n = in->flagged;
 	}
 	if (in->flagged >= ONSET_MAX)
-		onset_freeze(m, s, chan_weight);
+		onset_freeze(m, s);
 }
 
 /*
@@ -324,6 +342,8 @@ static int belongs(const struct rv_incmerge *m, const struct stretch *s, const d
  * before its onset was over), from those of its channels that last in its
  * last window, as at the onset's end (drop_transients): a noisy
  * neighbour's binary read from disk does not blame the disk even at open.
+ * One window here, where the onset's end looks at two: at open the window
+ * before the last is often the start-up itself.
  */
 void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
 			   struct rv_incident *in)

@@ -28,7 +28,9 @@ struct stretch {
 	double *onset;              /* nchan: acc at the onset's peak */
 	double *recent;             /* nchan: recent weight per window, after the onset */
 	double *last;               /* nchan: the last window's weight, while the onset gathers */
+	double *prev;               /* nchan: the window's before it */
 	int have_last;              /* that window had attribution */
+	int have_prev;              /* and the one before it */
 	double recent_score;        /* recent score per window, after the onset */
 	size_t onset_n;             /* windows in that snapshot */
 	int onset_done;             /* onset frozen, onset channels chosen */

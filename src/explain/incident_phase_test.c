@@ -186,6 +186,39 @@ static void test_follow_on_that_grows(void **state)
 	rv_incmerge_free(m);
 }
 
+/*
+ * One window that another subsystem leads inside a CPU hog's onset, its
+ * last (the fifth): weights are shares, so the hog's channel falls to a
+ * sixth of its level there without being gone. The onset keeps it (it
+ * lasts in the window before), the incident stays cpu, one phase, and
+ * the hog's windows after it continue it.
+ */
+static void test_onset_dip_is_not_transient(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "cpu.user_pct", "net.rx" };
+	struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+	const double hog[] = { 6, 0.5 }, dip[] = { 1, 5 };
+	size_t w;
+
+	assert_non_null(m);
+	w = push_run(m, 0, 4, 3.0, hog);
+	w = push_run(m, w, 1, 2.0, dip);   /* window 4: cpu 1 < 0.25 * 6 */
+	w = push_run(m, w, 6, 3.0, hog);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	const struct rv_incident *in = rv_incmerge_get(m, 0);
+	assert_int_equal(in->subsystem, RV_SUB_CPU);
+	assert_int_equal(in->phase, 1);
+	assert_int_equal(in->flagged, 11);
+	/* the onset: windows 0-1 (no later window beats the first's peak),
+	 * {12, 1}, both lasting in window 3 or 4 */
+	assert_int_equal(in->ntop, 2);
+	assert_int_equal(in->top[0], 0);
+	assert_near(in->top_weight[0], 12.0 / 13.0, EPS);
+	rv_incmerge_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_stronger_is_not_follow_on),
 		cmocka_unit_test(test_follow_on_that_outgrows_its_cause),
 		cmocka_unit_test(test_follow_on_that_grows),
+		cmocka_unit_test(test_onset_dip_is_not_transient),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
