@@ -47,8 +47,8 @@ static int stretch_init(struct stretch *s, size_t n)
 	s->onset = calloc(n, sizeof(*s->onset));
 	s->recent = calloc(n, sizeof(*s->recent));
 	s->last = calloc(n, sizeof(*s->last));
-	s->prev = calloc(n, sizeof(*s->prev));
-	return s->acc && s->onset && s->recent && s->last && s->prev ? 0 : -ENOMEM;
+	s->hist = calloc(n * ONSET_MAX, sizeof(*s->hist));
+	return s->acc && s->onset && s->recent && s->last && s->hist ? 0 : -ENOMEM;
 }
 
 static void stretch_fini(struct stretch *s)
@@ -57,7 +57,7 @@ static void stretch_fini(struct stretch *s)
 	free(s->onset);
 	free(s->recent);
 	free(s->last);
-	free(s->prev);
+	free(s->hist);
 }
 
 struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap,
@@ -110,14 +110,14 @@ void rv_incmerge_free(struct rv_incmerge *m)
 static void stretch_open(const struct rv_incmerge *m, struct stretch *s, size_t win, double ts)
 {
 	double *acc = s->acc, *onset = s->onset, *recent = s->recent, *last = s->last;
-	double *prev = s->prev;
+	double *hist = s->hist;
 
 	memset(s, 0, sizeof(*s));
 	s->acc = acc;
 	s->onset = onset;
 	s->recent = recent;
 	s->last = last;
-	s->prev = prev;
+	s->hist = hist;
 	memset(acc, 0, m->nchan * sizeof(*acc));
 	memset(onset, 0, m->nchan * sizeof(*onset));
 	memset(recent, 0, m->nchan * sizeof(*recent));
@@ -172,26 +172,47 @@ static void keep_lasting(const struct rv_incmerge *m, const double *onset, size_
 }
 
 /*
- * Channels of the onset that are gone by its last two windows are its
- * start-up, not what the incident is about: a noisy neighbour's binary
- * paged in from disk before it takes the CPU. They leave the onset, unless
- * nothing would stay. Two windows, not one: weights are shares of each
- * window, so one window that another subsystem leads (the job's traffic
- * catching up while a CPU hog lasts) pushes the hog's channels below their
- * level without them being gone.
+ * Channels of the onset that do not last are its start-up or bursts beside
+ * it, not what the incident is about: a noisy neighbour's binary paged in
+ * from disk before it takes the CPU, the writes of whoever reacts to the
+ * incident. A channel lasts when it carries CONTINUE_LEVEL of its onset
+ * weight per window in one of the onset's last two windows and in at
+ * least half of its windows. Two windows, not one: weights are shares of
+ * each window, so one window that another subsystem leads (the job's
+ * traffic catching up while a CPU hog lasts) pushes the hog's channels
+ * below their level without them being gone. The others leave the onset,
+ * unless nothing would stay.
  */
+static int onset_lasts(const struct rv_incmerge *m, const struct stretch *s, size_t c)
+{
+	const double level = CONTINUE_LEVEL * s->onset[c] / (double)s->onset_n;
+	size_t present = 0, recent = 0;
+
+	for (size_t k = 0; k < s->nhist; k++) {
+		double v = s->hist[k * m->nchan + c];
+
+		if (v >= level) {
+			present++;
+			recent += k + 2 >= s->nhist;
+		}
+	}
+	return recent > 0 && 2 * present >= s->nhist;
+}
+
 static void drop_transients(const struct rv_incmerge *m, struct stretch *s)
 {
-	const double *w = s->last;
+	double kept = 0;
 
-	if (!s->have_last || !s->onset_n)
+	if (!s->have_last || !s->onset_n || !s->nhist)
 		return;
-	if (s->have_prev) {
-		for (size_t c = 0; c < m->nchan; c++)
-			m->sumw[c] = s->prev[c] > s->last[c] ? s->prev[c] : s->last[c];
-		w = m->sumw;
+	for (size_t c = 0; c < m->nchan; c++) {
+		m->sumw[c] = s->onset[c] > 0 && onset_lasts(m, s, c);
+		if (m->sumw[c] > 0)
+			kept += s->onset[c];
 	}
-	keep_lasting(m, s->onset, s->onset_n, w, s->onset);
+	for (size_t c = 0; kept > 0 && c < m->nchan; c++)
+		if (!(m->sumw[c] > 0))
+			s->onset[c] = 0;
 }
 
 /* Freezes the onset at its last window: its lasting channels, and of them
@@ -257,9 +278,6 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, size_t w
 		return;
 	}
 	/* attribution is a magnitude: a negative or broken value carries nothing */
-	if (chan_weight && s->have_last)
-		memcpy(s->prev, s->last, m->nchan * sizeof(*s->prev));
-	s->have_prev = chan_weight && s->have_last;
 	for (size_t c = 0; chan_weight && c < m->nchan; c++) {
 		double v = isfinite(chan_weight[c]) && chan_weight[c] > 0 ? chan_weight[c] : 0;
 
@@ -267,6 +285,8 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, size_t w
 		s->last[c] = v;
 	}
 	s->have_last = chan_weight != NULL;
+	if (chan_weight && s->nhist < ONSET_MAX)
+		memcpy(s->hist + s->nhist++ * m->nchan, s->last, m->nchan * sizeof(*s->hist));
 	if (in->flagged <= ONSET_MIN || peak) {
 		memcpy(s->onset, s->acc, m->nchan * sizeof(*s->onset));
 		s->onset_n = in->flagged;

@@ -28,9 +28,9 @@ struct stretch {
 	double *onset;              /* nchan: acc at the onset's peak */
 	double *recent;             /* nchan: recent weight per window, after the onset */
 	double *last;               /* nchan: the last window's weight, while the onset gathers */
-	double *prev;               /* nchan: the window's before it */
+	double *hist;               /* ONSET_MAX x nchan: the onset's windows with attribution */
+	size_t nhist;               /* how many of them */
 	int have_last;              /* that window had attribution */
-	int have_prev;              /* and the one before it */
 	double recent_score;        /* recent score per window, after the onset */
 	size_t onset_n;             /* windows in that snapshot */
 	int onset_done;             /* onset frozen, onset channels chosen */

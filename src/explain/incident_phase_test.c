@@ -219,6 +219,38 @@ static void test_onset_dip_is_not_transient(void **state)
 	rv_incmerge_free(m);
 }
 
+/*
+ * Bursts on another subsystem in two of the onset's five windows (the
+ * writes of whoever reacts to the incident) outweigh a CPU hog there, and
+ * the second lies in the last two windows: a channel present in fewer than
+ * half of the onset's windows leaves it, and the hog keeps the blame.
+ */
+static void test_onset_bursts_are_not_blame(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "cpu.user_pct", "storage.writes" };
+	struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+	const double hog[] = { 6, 0 }, burst[] = { 2, 40 };
+	size_t w;
+
+	assert_non_null(m);
+	w = push_run(m, 0, 2, 3.0, hog);
+	w = push_run(m, w, 1, 4.0, burst);   /* window 2: the peak */
+	w = push_run(m, w, 1, 3.0, hog);
+	w = push_run(m, w, 1, 3.5, burst);   /* window 4 */
+	w = push_run(m, w, 6, 3.0, hog);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	const struct rv_incident *in = rv_incmerge_get(m, 0);
+	/* onset {14, 40} of 3 windows; storage at 10 or more in 2 of 5 */
+	assert_int_equal(in->subsystem, RV_SUB_CPU);
+	assert_int_equal(in->phase, 1);
+	assert_int_equal(in->ntop, 1);
+	assert_int_equal(in->top[0], 0);
+	assert_near(in->top_weight[0], 1.0, EPS);
+	rv_incmerge_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_follow_on_that_outgrows_its_cause),
 		cmocka_unit_test(test_follow_on_that_grows),
 		cmocka_unit_test(test_onset_dip_is_not_transient),
+		cmocka_unit_test(test_onset_bursts_are_not_blame),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
