@@ -2,7 +2,7 @@
 # repeat-test.sh - runs tests again and again, each time from a fresh clone
 # of the committed state, to tell a flaky test from a broken one.
 #
-#   scripts/repeat-test.sh [-n N] [--build release|san] [-o DIR] [--same-clone] TEST...
+#   scripts/repeat-test.sh [-n N] [--build release|san] [-o DIR] [--keep-all] [--same-clone] TEST...
 #
 #   -n N            runs (default 10)
 #   --build B       release (default): cmake -DCMAKE_BUILD_TYPE=Release, as
@@ -11,6 +11,9 @@
 #   -o DIR          where the logs of failing runs go (default
 #                   repeat-results/ in the checkout, git-ignored), in a
 #                   folder per invocation: DIR/YYYYmmdd-HHMMSS/
+#   --keep-all      keep the logs of passing runs too, with the test's own
+#                   output (ctest --verbose): the tables of eval.short, the
+#                   verdicts of sh.demo, to compare the runs
 #   --same-clone    clone and build once, run the N repetitions in that
 #                   build (faster, for development; the default, a fresh
 #                   clone per run, is what a test's acceptance asks for)
@@ -39,6 +42,7 @@ runs=10
 build=release
 results=
 same_clone=0
+keep_all=0
 tests=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -46,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--build) build=${2:-}; shift 2 || usage ;;
 	-o) results=${2:-}; shift 2 || usage ;;
 	--same-clone) same_clone=1; shift ;;
+	--keep-all) keep_all=1; shift ;;
 	-h | --help) usage 0 ;;
 	-*) echo "repeat-test.sh: unknown option '$1'" >&2; usage ;;
 	*) tests+=("$1"); shift ;;
@@ -182,17 +187,22 @@ prepare() {
 
 # run_tests RUN: each TEST once in the current clone's build
 run_tests() {
-	local i=$1 t t0 log
+	local i=$1 t t0 log verbose=()
+	[ $keep_all = 1 ] && verbose=(--verbose)
 	for t in "${tests[@]}"; do
 		t0=$(date +%s)
 		log=$clone/$t.log
 		if {
 			echo "# repeat-test: $t, run $i/$runs, HEAD $head, $build build, $(date -Is)"
 			(cd "$bdir" && ASAN_OPTIONS=detect_leaks=1 \
-				ctest --no-tests=error -R "^${t//./\\.}\$" --output-on-failure)
+				ctest --no-tests=error -R "^${t//./\\.}\$" --output-on-failure "${verbose[@]}")
 		} >"$log" 2>&1; then
 			passed[$t]=$((passed[$t] + 1))
-			say "$i" "$t passed ($(($(date +%s) - t0)) s)"
+			if [ $keep_all = 1 ]; then
+				say "$i" "$t passed ($(($(date +%s) - t0)) s), log $(keep "$log" "$t.run$i.log")"
+			else
+				say "$i" "$t passed ($(($(date +%s) - t0)) s)"
+			fi
 		else
 			log=$(keep "$log" "$t.run$i.log")
 			failed[$t]="${failed[$t]}; run $i, log $log"
