@@ -46,9 +46,8 @@ static int stretch_init(struct stretch *s, size_t n)
 	s->acc = calloc(n, sizeof(*s->acc));
 	s->onset = calloc(n, sizeof(*s->onset));
 	s->recent = calloc(n, sizeof(*s->recent));
-	s->last = calloc(n, sizeof(*s->last));
 	s->hist = calloc(n * ONSET_MAX, sizeof(*s->hist));
-	return s->acc && s->onset && s->recent && s->last && s->hist ? 0 : -ENOMEM;
+	return s->acc && s->onset && s->recent && s->hist ? 0 : -ENOMEM;
 }
 
 static void stretch_fini(struct stretch *s)
@@ -56,7 +55,6 @@ static void stretch_fini(struct stretch *s)
 	free(s->acc);
 	free(s->onset);
 	free(s->recent);
-	free(s->last);
 	free(s->hist);
 }
 
@@ -109,14 +107,12 @@ void rv_incmerge_free(struct rv_incmerge *m)
 
 static void stretch_open(const struct rv_incmerge *m, struct stretch *s, size_t win, double ts)
 {
-	double *acc = s->acc, *onset = s->onset, *recent = s->recent, *last = s->last;
-	double *hist = s->hist;
+	double *acc = s->acc, *onset = s->onset, *recent = s->recent, *hist = s->hist;
 
 	memset(s, 0, sizeof(*s));
 	s->acc = acc;
 	s->onset = onset;
 	s->recent = recent;
-	s->last = last;
 	s->hist = hist;
 	memset(acc, 0, m->nchan * sizeof(*acc));
 	memset(onset, 0, m->nchan * sizeof(*onset));
@@ -277,16 +273,20 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, size_t w
 		recent_add(m, s, score, chan_weight);
 		return;
 	}
-	/* attribution is a magnitude: a negative or broken value carries nothing */
-	for (size_t c = 0; chan_weight && c < m->nchan; c++) {
-		double v = isfinite(chan_weight[c]) && chan_weight[c] > 0 ? chan_weight[c] : 0;
-
-		s->acc[c] += v;
-		s->last[c] = v;
-	}
+	/* attribution is a magnitude: a negative or broken value carries
+	 * nothing. The onset has fewer than ONSET_MAX windows until here, so
+	 * there is room for this one. */
 	s->have_last = chan_weight != NULL;
-	if (chan_weight && s->nhist < ONSET_MAX)
-		memcpy(s->hist + s->nhist++ * m->nchan, s->last, m->nchan * sizeof(*s->hist));
+	if (chan_weight) {
+		double *row = s->hist + s->nhist++ * m->nchan;
+
+		for (size_t c = 0; c < m->nchan; c++) {
+			double v = isfinite(chan_weight[c]) && chan_weight[c] > 0 ? chan_weight[c] : 0;
+
+			s->acc[c] += v;
+			row[c] = v;
+		}
+	}
 	if (in->flagged <= ONSET_MIN || peak) {
 		memcpy(s->onset, s->acc, m->nchan * sizeof(*s->onset));
 		s->onset_n = in->flagged;
@@ -373,7 +373,7 @@ void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
 	const double *onset = s->onset;
 
 	if (!s->onset_done && s->have_last && s->onset_n > 1) {
-		keep_lasting(m, s->onset, s->onset_n, s->last, m->sumw);
+		keep_lasting(m, s->onset, s->onset_n, s->hist + (s->nhist - 1) * m->nchan, m->sumw);
 		onset = m->sumw;
 	}
 	for (size_t c = 0; c < m->nchan; c++)

@@ -27,10 +27,10 @@ struct stretch {
 	double *acc;                /* nchan: weight summed while the onset lasts */
 	double *onset;              /* nchan: acc at the onset's peak */
 	double *recent;             /* nchan: recent weight per window, after the onset */
-	double *last;               /* nchan: the last window's weight, while the onset gathers */
-	double *hist;               /* ONSET_MAX x nchan: the onset's windows with attribution */
+	double *hist;               /* ONSET_MAX x nchan: the weights of the onset's windows
+				       that had attribution, while it gathers */
 	size_t nhist;               /* how many of them */
-	int have_last;              /* that window had attribution */
+	int have_last;              /* the latest window had attribution (hist's last row) */
 	double recent_score;        /* recent score per window, after the onset */
 	size_t onset_n;             /* windows in that snapshot */
 	int onset_done;             /* onset frozen, onset channels chosen */
