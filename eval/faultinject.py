@@ -942,6 +942,45 @@ def rescore(a):
     return 0
 
 
+class Warm:
+    """Keeps the injectors' files in the page cache. A host that reclaims
+    page cache left untouched for a while (DAMON's proactive reclaim, as on
+    the machines of docs/EVALUATION.md: a minute) drops stress-ng, nft, tc
+    and ip and their libraries between faults; each fault would then begin
+    with seconds of reading them back from disk, and the time to detect
+    would count the disk, not the fault. Reading a cached file marks it
+    used; it costs a few milliseconds every EVERY seconds."""
+
+    EVERY = 15.0
+
+    def __init__(self, tools):
+        paths = set()
+        for t in tools:
+            exe = shutil.which(t)
+            if not exe:
+                continue
+            paths.add(os.path.realpath(exe))
+            r = run(["ldd", exe], check=False)
+            for line in r.stdout.splitlines():
+                m = re.search(r"(/\S+) \(0x", line)
+                if m:
+                    paths.add(os.path.realpath(m.group(1)))
+        self.paths = sorted(paths)
+        self.next = 0.0
+
+    def tick(self):
+        if time.time() < self.next:
+            return
+        self.next = time.time() + self.EVERY
+        for p in self.paths:
+            try:
+                with open(p, "rb") as f:
+                    while f.read(1 << 20):
+                        pass
+            except OSError:
+                pass
+
+
 class Live:
     """One live run: the namespace, the job, the agent, the faults."""
 
@@ -953,10 +992,12 @@ class Live:
         self.job = JobLog(os.path.join(out, "workload.log"))
         self.cg, self.cg_why = None, None
         self.plan = []
+        self.warm = Warm(["stress-ng", "nft", "tc", "ip"])
 
     def idle(self, seconds):
         t_end = time.time() + seconds
         while time.time() < t_end:
+            self.warm.tick()
             if self.inj:
                 self.inj.tick()
             self.job.poll()

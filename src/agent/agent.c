@@ -144,11 +144,16 @@ static void free_channel_buffers(struct agent *a)
 	free(a->vals);
 	free(a->ok);
 	free(a->last);
+	free(a->reads);
+	free(a->hold);
 	free(a->shown);
 	free(a->shown_ok);
 	a->vals = NULL;
 	a->ok = a->shown_ok = NULL;
 	a->last = NULL;
+	a->reads = NULL;
+	a->hold = NULL;
+	a->hold_samples = 0;
 	a->shown = NULL;
 	a->blips_base += rv_incmerge_dropped(a->mg);
 	rv_incmerge_free(a->mg);
@@ -174,15 +179,20 @@ static int size_for_channels(struct agent *a)
 	a->vals = calloc(n, sizeof(*a->vals));
 	a->ok = calloc(n, 1);
 	a->last = calloc(n, sizeof(*a->last));
+	a->reads = calloc(n, sizeof(*a->reads));
+	a->hold = malloc(n);
 	a->shown = calloc(n, sizeof(*a->shown));
 	a->shown_ok = calloc(n, 1);
 	a->mg = rv_incmerge_new(a->nchan, (const char *const *)a->names,
 				a->cfg.detect.incident_gap, a->cfg.detect.incident_min);
-	if (!a->vals || !a->ok || !a->last || !a->shown || !a->shown_ok || !a->mg)
+	if (!a->vals || !a->ok || !a->last || !a->reads || !a->hold || !a->shown || !a->shown_ok ||
+	    !a->mg)
 		return -ENOMEM;
+	memset(a->hold, 1, n);
 	rv_incmerge_set_gate(a->mg, severity_score(a->cfg.detect.report_severity),
 			     a->cfg.detect.minor_min);
 	rv_incmerge_set_sustained(a->mg, a->cfg.detect.sustained_min);
+	rv_incmerge_set_bursts(a->mg, a->cfg.detect.burst_min);
 	a->learn_rows = (size_t)ceil(a->cfg.learn_s / step);
 	a->reservoir_rows = (size_t)ceil(a->cfg.reservoir_s / step);
 	cap = a->learn_rows > a->reservoir_rows ? a->learn_rows : a->reservoir_rows;
@@ -214,6 +224,7 @@ static void score_window(struct agent *a, double ts)
 
 	for (size_t i = 0; i < m->window; i++)
 		a->wrows[i] = rv_ring_row(&a->ring, m->window - 1 - i);
+	rv_live_set_hold(a->live, a->hold);
 	rv_live_score(a->live, a->wrows, &out);
 	/* no verdicts while a fit runs and just after one (agent_finish_fit) */
 	if (a->absorbing || a->fitting || ts < a->quiet_until) {
@@ -222,8 +233,11 @@ static void score_window(struct agent *a, double ts)
 	}
 	if (out.res.anomaly)
 		rv_ring_mark_flagged(&a->ring, m->window);
-	if (rv_incmerge_push(a->mg, a->win, ts, out.res.anomaly, out.res.fused, out.res.flags,
-			     out.weight) != 0)
+	struct rv_incwin iw = { .win = a->win, .ts = ts, .flagged = out.res.anomaly,
+				.score = out.res.fused, .detectors = out.res.flags,
+				.weight = out.weight, .lasting = out.lasting };
+
+	if (rv_incmerge_push_win(a->mg, &iw) != 0)
 		rv_warn("agent: incident merger: out of memory; window %zu lost", a->win);
 	a->win++;
 	pthread_mutex_lock(&a->mu);
@@ -244,6 +258,32 @@ static void score_window(struct agent *a, double ts)
 
 /* ----------------------------------------------------------- one sample */
 
+/* Samples between updates of the channels' hold (live.h); readings are
+ * counted anew after HOLD_RESET samples, so a source whose sub-interval
+ * changes is followed. */
+enum { HOLD_EVERY = 64, HOLD_RESET = 1u << 20 };
+
+/* Counts this sample's readings; every HOLD_EVERY samples, each channel's
+ * hold becomes the samples per reading, rounded (1 for one never read:
+ * it has no value to judge). */
+static void count_readings(struct agent *a)
+{
+	if (a->hold_samples >= HOLD_RESET) {
+		memset(a->reads, 0, a->nchan * sizeof(*a->reads));
+		a->hold_samples = 0;
+	}
+	a->hold_samples++;
+	for (size_t c = 0; c < a->nchan; c++)
+		a->reads[c] += a->ok[c] != 0;
+	if (a->hold_samples % HOLD_EVERY)
+		return;
+	for (size_t c = 0; c < a->nchan; c++) {
+		uint32_t r = a->reads[c], h = r ? (a->hold_samples + r / 2) / r : 1;
+
+		a->hold[c] = (uint8_t)(h < 1 ? 1 : h > UINT8_MAX ? UINT8_MAX : h);
+	}
+}
+
 static void take_sample(struct agent *a, double ts, int64_t t_ns)
 {
 	float *row = rv_ring_push(&a->ring, ts);
@@ -254,6 +294,7 @@ static void take_sample(struct agent *a, double ts, int64_t t_ns)
 			a->last[c] = (float)a->vals[c];
 		row[c] = a->last[c];
 	}
+	count_readings(a);
 	if (a->coll)
 		agent_record_sample(a, t_ns);
 	pthread_mutex_lock(&a->mu);

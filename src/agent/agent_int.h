@@ -66,6 +66,9 @@ struct agent {
 	double *vals;                      /* nchan, this sample */
 	uint8_t *ok;
 	float *last;                       /* last valid value per channel (0 before any) */
+	uint32_t *reads;                   /* readings per channel since the channels were set */
+	uint8_t *hold;                     /* samples each channel's reading is held (live.h) */
+	uint32_t hold_samples;             /* samples behind reads[] */
 	double interval_s;                 /* expected time between samples */
 
 	/* history and scoring */

@@ -121,7 +121,7 @@ static void metrics_page(struct agent *a, struct rv_promtext *p)
 	counter(p, "reveal_windows_flagged_total", "Windows flagged", (double)a->windows_flagged);
 	counter(p, "reveal_incident_blips_total",
 		"Flagged stretches too short or too weak to report as incidents "
-		"(detect.incident_min, report_severity, minor_min, sustained_min)",
+		"(detect.incident_min, report_severity, minor_min, sustained_min, burst_min)",
 		(double)a->blips);
 	rv_prom_family(p, "reveal_incidents_open", "gauge", "Open incidents by subsystem");
 	for (int s = 0; s < RV_SUB_COUNT; s++) {

@@ -165,7 +165,7 @@ struct resolution {
 static const struct resolution resolutions[] = {
 	{ "bytes", 1048576.0 }, { "bytes/s", 262144.0 }, { "%", 0.5 }, { "pages", 256.0 },
 	{ "pages/s", 64.0 }, { "ms/s", 5.0 }, { "packets/s", 10.0 }, { "segments/s", 10.0 },
-	{ "tasks", 0.5 }, { "cgroups", 0.5 }, { "MHz", 10.0 }, { "C", 0.5 }, { "W", 1.0 },
+	{ "1/s", 1.0 }, { "tasks", 0.5 }, { "cgroups", 0.5 }, { "MHz", 10.0 }, { "C", 0.5 }, { "W", 1.0 },
 };
 
 double rv_catalog_resolution(const char *name)

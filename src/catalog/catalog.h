@@ -58,7 +58,8 @@ int rv_catalog_stock(const char *name);
  * The smallest move of channel `name` that an operator would call a change,
  * in the channel's unit, from the unit of its metric type: 1 MiB of memory
  * or 256 KiB/s of traffic, half a percentage point, 5 ms/s of device time,
- * 64 pages/s, 10 packets/s, half a task; one a second for events (sparse
+ * 64 pages/s, 10 packets/s, half a task; one a second for counts of
+ * things (faults, interrupts, merged requests) and for events (sparse
  * error counts, where one is news). 0 for names outside the catalog and
  * for units without an entry. Detection never standardizes a feature by
  * less than this: minutes of learning see many channels stand still, and a

@@ -163,7 +163,7 @@ static void test_stocks(void **state)
 }
 
 /* Resolutions come from the unit of the metric type, one a second for
- * events; none for unknown names or units without an entry. */
+ * counts and events; none for unknown names or units without an entry. */
 static void test_resolution(void **state)
 {
 	(void)state;
@@ -173,6 +173,8 @@ static void test_resolution(void **state)
 	assert_true(rv_catalog_resolution("cpu.busy_pct:cpu3") == 0.5);
 	assert_true(rv_catalog_resolution("storage.write_bytes:vda") == 262144.0);
 	assert_true(rv_catalog_resolution("net.tcp_retrans_segs") == 1.0);
+	assert_true(rv_catalog_resolution("storage.reads_merged:vda") == 1.0);
+	assert_true(rv_catalog_resolution("mem.pgmajfault") == 1.0);
 	assert_true(rv_catalog_resolution("nosuch.metric") == 0.0);
 	assert_true(rv_catalog_resolution(NULL) == 0.0);
 }

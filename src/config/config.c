@@ -106,6 +106,11 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	  "An incident below report_severity is also reported after this many "
 	  "flagged windows when their excess over the threshold adds up to a "
 	  "major one's (a sustained moderate anomaly); 0 = off." },
+	{ "detect", "burst_min", K_UINT, FIELD(detect.burst_min), 0, 100000, 0, NULL,
+	  "Flagged windows an incident needs when none of its windows' evidence "
+	  "lasts (the channels behind a window moved for most of its newest two "
+	  "steps): short bursts such as a program starting or files read back "
+	  "from disk after reclaim; 0 = no such rule." },
 	{ "detect", "absorb", K_DUR, FIELD(detect.absorb_s), MINUTE / 6, 30 * DAY, K_ZERO_OK, NULL,
 	  "An incident still open after this long is a new normal: it is closed "
 	  "and the model refitted on its samples and the newest normal ones "
@@ -165,6 +170,7 @@ void rv_config_defaults(struct rv_config *c)
 	c->detect.report_severity = RV_CFG_SEV_MAJOR;
 	c->detect.minor_min = 8;
 	c->detect.sustained_min = 3;
+	c->detect.burst_min = 30;
 	c->detect.absorb_s = 15 * MINUTE;
 	snprintf(c->http.listen, sizeof(c->http.listen), "%s", "127.0.0.1:9464");
 	c->http.max_connections = 32;

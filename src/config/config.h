@@ -79,6 +79,7 @@ struct rv_config {
 		enum rv_cfg_severity report_severity; /* reported at once from this one */
 		unsigned minor_min;    /* flagged windows a weaker one needs; 0 = never */
 		unsigned sustained_min; /* ... or with an excess worth a major one; 0 = off */
+		unsigned burst_min;     /* windows one of short bursts only needs; 0 = off */
 		double absorb_s;       /* 0 = never */
 	} detect;
 	struct {

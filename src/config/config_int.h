@@ -45,7 +45,7 @@ struct rv_cfg_section {
 	const char *doc;
 };
 
-enum { RV_CFG_NKEYS = 31, RV_CFG_NSECT = 6 };
+enum { RV_CFG_NKEYS = 32, RV_CFG_NSECT = 6 };
 extern const struct rv_cfg_key rv_cfg_keys[RV_CFG_NKEYS];
 extern const struct rv_cfg_section rv_cfg_sections[RV_CFG_NSECT];
 

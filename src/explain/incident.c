@@ -248,10 +248,11 @@ static void recent_add(const struct rv_incmerge *m, struct stretch *s, double sc
 	}
 }
 
-static void stretch_add(const struct rv_incmerge *m, struct stretch *s, size_t win, double ts,
-			double score, unsigned detectors, const double *chan_weight)
+static void stretch_add(const struct rv_incmerge *m, struct stretch *s, const struct rv_incwin *p,
+			const double *chan_weight)
 {
 	struct rv_incident *in = &s->in;
+	double score = p->score;
 	int peak = in->flagged == 0 || score > in->peak_score;
 
 	if (peak)
@@ -263,12 +264,13 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, size_t w
 		in->phase = 1;
 	}
 	in->flagged++;
-	in->last_win = win;
-	in->end_ts = ts;
-	in->detectors |= detectors;
+	in->last_win = p->win;
+	in->end_ts = p->ts;
+	in->detectors |= p->detectors;
 	s->score_sum += score;
 	if (score > 1)
 		s->excess += score - 1;
+	s->lasting += p->lasting != 0;
 	if (s->onset_done) {
 		recent_add(m, s, score, chan_weight);
 		return;
@@ -429,6 +431,12 @@ void rv_incmerge_set_gate(struct rv_incmerge *m, double peak, size_t windows)
 	m->gate_windows = windows;
 }
 
+void rv_incmerge_set_bursts(struct rv_incmerge *m, size_t windows)
+{
+	if (m)
+		m->burst_windows = windows;
+}
+
 void rv_incmerge_set_sustained(struct rv_incmerge *m, size_t windows)
 {
 	if (m)
@@ -442,6 +450,8 @@ static int qualifies(const struct rv_incmerge *m, const struct stretch *s)
 
 	if (in->flagged == 0 || in->flagged < m->min_windows)
 		return 0;
+	if (m->gate_peak > 0 && m->burst_windows > 0 && s->lasting == 0)
+		return in->flagged >= m->burst_windows;
 	if (m->gate_peak <= 0 || in->peak_score > m->gate_peak)
 		return 1;
 	if (m->sustained_windows > 0 && in->flagged >= m->sustained_windows &&
@@ -543,17 +553,18 @@ static int promote_candidate(struct rv_incmerge *m, size_t win)
 	return 0;
 }
 
-/* A flagged window (or its split part) the open incidents do not explain. */
-static int add_candidate(struct rv_incmerge *m, size_t win, double ts, double score,
-			 unsigned detectors, const double *w, int alone)
+/* A flagged window (or its split part, weights w) the open incidents do
+ * not explain. */
+static int add_candidate(struct rv_incmerge *m, const struct rv_incwin *p, const double *w,
+			 int alone)
 {
-	int rc = retire_stale_candidate(m, win);
+	int rc = retire_stale_candidate(m, p->win);
 
 	if (rc < 0)
 		return rc;
 	if (!m->cand.open)
-		stretch_open(m, &m->cand, win, ts);
-	stretch_add(m, &m->cand, win, ts, score, detectors, w);
+		stretch_open(m, &m->cand, p->win, p->ts);
+	stretch_add(m, &m->cand, p, w);
 	m->cand.alone += (size_t)alone;
 	m->cand.split += (size_t)!alone;
 	return 0;
@@ -643,29 +654,29 @@ static void claim_ids(struct rv_incmerge *m)
 
 /* A flagged window: to the open incidents it belongs to, and to the
  * candidate when none takes it or it holds a new onset. */
-static int add_flagged(struct rv_incmerge *m, size_t win, double ts, double score,
-		       unsigned detectors, const double *w)
+static int add_flagged(struct rv_incmerge *m, const struct rv_incwin *p)
 {
 	int own[RV_INCMERGE_OPEN_MAX] = { 0 }, nown = 0, rc = 0;
+	const double *w = p->weight;
 
 	if (m->nopen == 0) {
-		stretch_open(m, &m->open[0], win, ts);
+		stretch_open(m, &m->open[0], p->win, p->ts);
 		m->nopen = 1;
-		stretch_add(m, &m->open[0], win, ts, score, detectors, w);
+		stretch_add(m, &m->open[0], p, w);
 		m->open[0].alone = 1;
 		return 0;
 	}
 	for (size_t i = 0; i < m->nopen; i++)
 		nown += own[i] = belongs(m, &m->open[i], w);
 	if (nown == 0)
-		rc = add_candidate(m, win, ts, score, detectors, w, 1);
-	else if (split_window(m, own, score, w))
-		rc = add_candidate(m, win, ts, score, detectors, m->split, 0);
+		rc = add_candidate(m, p, w, 1);
+	else if (split_window(m, own, p->score, w))
+		rc = add_candidate(m, p, m->split, 0);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < m->nopen; i++)
 		if (own[i])
-			stretch_add(m, &m->open[i], win, ts, score, detectors, w);
+			stretch_add(m, &m->open[i], p, w);
 	/* a candidate that qualifies opens beside the open incidents: a new
 	 * onset inside them (split windows) as an incident of its own; windows
 	 * they stopped taking as the follow-on phase of the newest of them,
@@ -682,21 +693,29 @@ static int add_flagged(struct rv_incmerge *m, size_t win, double ts, double scor
 	return 0;
 }
 
-int rv_incmerge_push(struct rv_incmerge *m, size_t win, double ts, int flagged, double score,
-		     unsigned detectors, const double *chan_weight)
+int rv_incmerge_push_win(struct rv_incmerge *m, const struct rv_incwin *p)
 {
-	if (!m || (m->have_last && win <= m->last_win))
+	if (!m || !p || (m->have_last && p->win <= m->last_win))
 		return -EINVAL;
 	int rc = reserve_closed(m);
 
-	if (rc < 0 || (rc = close_stale(m, win, flagged, chan_weight)) < 0)
+	if (rc < 0 || (rc = close_stale(m, p->win, p->flagged, p->weight)) < 0)
 		return rc;
-	if (flagged && (rc = add_flagged(m, win, ts, score, detectors, chan_weight)) < 0)
+	if (p->flagged && (rc = add_flagged(m, p)) < 0)
 		return rc;
 	claim_ids(m);
 	m->have_last = 1;
-	m->last_win = win;
+	m->last_win = p->win;
 	return 0;
+}
+
+int rv_incmerge_push(struct rv_incmerge *m, size_t win, double ts, int flagged, double score,
+		     unsigned detectors, const double *chan_weight)
+{
+	struct rv_incwin p = { .win = win, .ts = ts, .flagged = flagged, .score = score,
+			       .detectors = detectors, .weight = chan_weight, .lasting = 1 };
+
+	return rv_incmerge_push_win(m, &p);
 }
 
 int rv_incmerge_finish(struct rv_incmerge *m)

@@ -134,6 +134,30 @@ void rv_incmerge_set_sustained(struct rv_incmerge *m, size_t windows);
  */
 int rv_incmerge_push(struct rv_incmerge *m, size_t win, double ts, int flagged, double score,
 		     unsigned detectors, const double *chan_weight);
+/* One scored window, for rv_incmerge_push_win. */
+struct rv_incwin {
+	size_t win;                  /* as rv_incmerge_push's arguments */
+	double ts;
+	int flagged;
+	double score;
+	unsigned detectors;
+	const double *weight;        /* chan_weight */
+	int lasting;                 /* 0: a flagged window whose evidence is a short
+					burst (pipeline/live.h), 1: it lasts */
+};
+
+/*
+ * rv_incmerge_push with the window's evidence judged (rv_incmerge_push is
+ * this with lasting 1). With a gate and rv_incmerge_set_bursts, a stretch
+ * none of whose windows lasts does not qualify until it has that many
+ * flagged windows: a train of short bursts (page-ins, programs starting)
+ * is not an incident until it goes on.
+ */
+int rv_incmerge_push_win(struct rv_incmerge *m, const struct rv_incwin *w);
+/* Flagged windows a stretch without a lasting window needs to qualify (with
+ * a gate); 0 (the default) turns the rule off. */
+void rv_incmerge_set_bursts(struct rv_incmerge *m, size_t windows);
+
 /* Closes the open incident, if any, and then the candidate going on after
  * it, as its follow-on (0, or -ENOMEM as for push). */
 int rv_incmerge_finish(struct rv_incmerge *m);

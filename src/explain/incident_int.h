@@ -40,6 +40,7 @@ struct stretch {
 	size_t alone;               /* its windows no open incident took too */
 	size_t split;               /* its windows split from open incidents */
 	double cause_peak;          /* a follow-on phase: its cause's peak score */
+	size_t lasting;             /* its windows whose evidence lasts */
 };
 
 struct rv_incmerge {
@@ -49,6 +50,8 @@ struct rv_incmerge {
 	double gate_peak;           /* peak score reported at once; 0 = no gate */
 	size_t gate_windows;        /* flagged windows a weaker one needs; 0 = never */
 	size_t sustained_windows;   /* a sustained one with enough excess; 0 = off */
+	size_t burst_windows;       /* flagged windows a stretch none of whose windows
+				       lasts needs; 0 = the lasting rule is off */
 	unsigned char *chan_sub;    /* enum rv_subsystem per channel, from its name */
 
 	struct stretch open[RV_INCMERGE_OPEN_MAX]; /* the first nopen, in order of start */

@@ -685,12 +685,84 @@ static void test_sustained_gate(void **state)
 	rv_incmerge_free(m);
 }
 
+/* Pushes n windows from first with score and lasting as given. */
+static void push_judged(struct rv_incmerge *m, size_t first, size_t n, double score, int lasting)
+{
+	for (size_t i = first; i < first + n; i++) {
+		struct rv_incwin w = { .win = i, .ts = (double)i, .flagged = 1, .score = score,
+				       .detectors = 1u, .lasting = lasting };
+
+		assert_int_equal(rv_incmerge_push_win(m, &w), 0);
+	}
+}
+
+/*
+ * The gate with bursts (rv_incmerge_set_bursts): a strong stretch none of
+ * whose windows lasts is not reported until it has the bursts' windows,
+ * and is a blip when it stops before; one lasting window lets the usual
+ * gate decide, from that window on. Without the rule, or without a gate,
+ * lasting changes nothing.
+ */
+static void test_burst_gate(void **state)
+{
+	(void)state;
+	struct rv_incident in;
+	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 2, 2);
+
+	assert_non_null(m);
+	rv_incmerge_set_gate(m, 2.0, 8);
+	rv_incmerge_set_bursts(m, 10);
+	push_judged(m, 0, 3, 4.0, 0);                          /* a page-in: 3 windows */
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);
+	push_judged(m, 6, 1, 1.0, 1);                          /* gap 3: it ended */
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);    /* one window: too short */
+	assert_int_equal(rv_incmerge_dropped(m), 1);
+	push_judged(m, 7, 1, 4.0, 0);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 1);    /* lasted at window 6 */
+	assert_int_equal(in.first_win, 6);
+	rv_incmerge_free(m);
+
+	/* bursts that go on: reported at their 10th window, not before */
+	m = rv_incmerge_new(0, NULL, 2, 2);
+	assert_non_null(m);
+	rv_incmerge_set_gate(m, 2.0, 8);
+	rv_incmerge_set_bursts(m, 10);
+	push_judged(m, 0, 9, 4.0, 0);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);
+	push_judged(m, 9, 1, 4.0, 0);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 1);
+	rv_incmerge_free(m);
+
+	/* a weak stretch that lasts keeps the usual rules: 8 windows */
+	m = rv_incmerge_new(0, NULL, 2, 2);
+	assert_non_null(m);
+	rv_incmerge_set_gate(m, 2.0, 8);
+	rv_incmerge_set_bursts(m, 10);
+	push_judged(m, 0, 7, 1.1, 1);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);
+	push_judged(m, 7, 1, 1.1, 1);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 1);
+	rv_incmerge_free(m);
+
+	/* bursts 0 (the default), or no gate: reported at the second window */
+	for (int gate = 0; gate < 2; gate++) {
+		m = rv_incmerge_new(0, NULL, 2, 2);
+		assert_non_null(m);
+		rv_incmerge_set_gate(m, gate ? 2.0 : 0.0, 8);
+		rv_incmerge_set_bursts(m, gate ? 0 : 10);
+		push_judged(m, 0, 2, 4.0, 0);
+		assert_int_equal(rv_incmerge_peek_open(m, &in), 1);
+		rv_incmerge_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_min_windows),
 		cmocka_unit_test(test_gate),
+		cmocka_unit_test(test_burst_gate),
 		cmocka_unit_test(test_order_and_skipped_windows),
 		cmocka_unit_test(test_close_timing),
 		cmocka_unit_test(test_scores_detectors_finish),

@@ -6,6 +6,7 @@
 #include "pipeline/live.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@ struct rv_live {
 	float *tbl;                      /* nchan x window, channel-major */
 	float *feat, *raw;
 	double *fscratch, *weight, *mean;
+	const uint8_t *hold;             /* borrowed: samples each reading is held, or NULL */
 	double *nratio;                  /* the novelty's per-channel ratios */
 	uint32_t *rank;
 	struct rv_ranked *rk;
@@ -78,6 +80,71 @@ int rv_live_new(const struct rv_model *m, struct rv_live **out)
 	return 0;
 }
 
+/* The lasting rule of live.h: its share of the heavier half, its steps,
+ * the readings of a held channel, the distance a sample must lie out. */
+static const double LASTING_SHARE = 1.0 / 3.0;
+static const double LASTING_HEAVY = 0.5;
+enum { LASTING_STEPS = 2, LASTING_READINGS = 3 };
+static const double LASTING_LEVEL = 0.5;
+
+void rv_live_set_hold(struct rv_live *l, const uint8_t *hold)
+{
+	l->hold = hold;
+}
+
+/* Whether a channel (training mean mu, its window at x, w samples, each
+ * reading held `hold` samples) moved lately: for most of the newest n
+ * samples, or when held, at all of its newest LASTING_READINGS readings. */
+static int moved_lately(double mu, const float *x, size_t w, size_t n, size_t hold)
+{
+	double dist = 0.0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < w; i++)
+		dist += fabs(x[i] - mu);
+	dist *= LASTING_LEVEL / (double)w;
+	if (!(dist > 0.0))
+		return 0;
+	if (hold > 1) {
+		n = LASTING_READINGS * hold;
+		if (n > w)
+			n = w;
+		for (size_t i = w - n; i < w; i++)
+			if (fabs(x[i] - mu) < dist)
+				return 0;
+		return 1;
+	}
+	for (size_t i = w - n; i < w; i++)
+		k += fabs(x[i] - mu) >= dist;
+	return 2 * k > n;
+}
+
+/* The share of the heavier half of the attribution (ranked in l->rank)
+ * held by channels that moved lately. */
+static double lasting_share(const struct rv_live *l)
+{
+	const struct rv_model *m = l->m;
+	size_t w = m->window, n = LASTING_STEPS * m->step;
+	double total = 0.0, heavy = 0.0, moved = 0.0;
+
+	if (n > w)
+		n = w;
+	for (size_t c = 0; c < m->nchan; c++)
+		if (l->weight[c] > 0.0)
+			total += l->weight[c];
+	for (size_t k = 0; k < m->nchan && heavy < LASTING_HEAVY * total; k++) {
+		size_t c = l->rank[k];
+		double mu = m->chan_mean ? m->chan_mean[c] : 0.0;
+
+		if (!(l->weight[c] > 0.0))
+			break;
+		heavy += l->weight[c];
+		if (moved_lately(mu, l->tbl + c * w, w, n, l->hold ? l->hold[c] : 1))
+			moved += l->weight[c];
+	}
+	return heavy > 0.0 ? moved / heavy : 1.0;
+}
+
 void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_out *out)
 {
 	const struct rv_model *m = l->m;
@@ -109,8 +176,12 @@ void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_o
 	out->mean = l->mean;
 	out->nrank = 0;
 	out->subsystem = RV_SUB_OTHER;
+	out->lasting_share = 1.0;
 	if (out->flagged) {
 		out->subsystem = rv_rank_channels(m->nchan, l->chan_sub, l->weight, l->rk, l->rank);
 		out->nrank = m->nchan;
+		if (!out->res.novel)
+			out->lasting_share = lasting_share(l);
 	}
+	out->lasting = out->lasting_share >= LASTING_SHARE;
 }

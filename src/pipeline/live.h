@@ -34,9 +34,33 @@ struct rv_live_out {
 	size_t nrank;                /* nchan when flagged, else 0 */
 	enum rv_subsystem subsystem; /* RV_SUB_OTHER when not flagged */
 	const double *mean;          /* nchan: each channel's mean over the window */
+	/* A flagged window's evidence lasts (1) or is a short burst (0); 1
+	 * when not flagged and when the novelty flagged it (its own gate):
+	 * the channels holding the heavier half of the attribution moved for
+	 * most of the window's newest two steps, or those that did carry at
+	 * least a third of that half. A channel moved at a sample lying at
+	 * least half its mean distance over the window from its training
+	 * mean, and for most of a stretch when more than half of its samples
+	 * there did (a held channel: rv_live_set_hold). One sample appears in window / step windows, so without
+	 * this a page-in of a second (a program starting, a file read back
+	 * after reclaim) flags three windows at once with every sign of a
+	 * fault; a sustained fault moves its channels in every step. */
+	int lasting;
+	double lasting_share;        /* that share of the heavier half, 0..1 */
 };
 
 int rv_live_new(const struct rv_model *m, struct rv_live **out);
+
+/*
+ * How many samples each channel's reading is held (nchan values, borrowed
+ * until the next call; NULL, the default: every channel is read at every
+ * sample): a source read at a slower sub-interval (perf events every
+ * second at 200 ms) repeats its value in between. The lasting rule judges
+ * such a channel on its readings: it moved lately when its newest three
+ * readings all did, since a burst of a fraction of a second shows in the
+ * two readings around it.
+ */
+void rv_live_set_hold(struct rv_live *l, const uint8_t *hold);
 void rv_live_free(struct rv_live *l);
 
 /*

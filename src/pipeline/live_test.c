@@ -3,7 +3,7 @@
  * for the same rows: detector scores, flags, the novelty and the channel
  * ranking, window for window over the synthetic job's test half, and over
  * a quiet host of 300 channels where one event channel bursts (the novelty
- * statistic, novelty.h).
+ * statistic, novelty.h); and the lasting rule of live.h on that host.
  */
 #include "pipeline/pipeline_testutil.h"
 
@@ -182,11 +182,130 @@ static void test_live_novelty_matches_offline(void **state)
 	rv_table_free(test);
 }
 
+/* The disturbed channels of test_lasting: ten storage gauges. */
+enum { LT_N = 10 };
+static size_t lt_chan(size_t k)
+{
+	return 3 + 5 * k;    /* storage.await_ms:devK (novelty_testdata.h) */
+}
+
+/*
+ * Scores the window ending at row `end` of rm (row-major, nchan wide) with
+ * `jump` added to the disturbed channels at the window's newest `moved`
+ * samples (a spike when moved is 1, a shift otherwise); with hold > 1 the
+ * channels' readings are held that many samples (and the scorer told).
+ */
+static struct rv_live_out lt_score(struct rv_live *l, const struct rv_model *m, float *rm,
+				   size_t end, size_t moved, double jump, uint8_t hold)
+{
+	static uint8_t holds[QT_CHAN];
+	const float *rows[64];
+	float *win = malloc(m->window * m->nchan * sizeof(*win));
+	struct rv_live_out out;
+
+	assert_non_null(win);
+	assert_true(m->window <= 64);
+	memset(holds, 1, sizeof(holds));
+	for (size_t i = 0; i < m->window; i++) {
+		memcpy(win + i * m->nchan, rm + (end + 1 - m->window + i) * m->nchan,
+		       m->nchan * sizeof(*win));
+		rows[i] = win + i * m->nchan;
+	}
+	for (size_t k = 0; k < LT_N; k++) {
+		size_t c = lt_chan(k);
+
+		holds[c] = hold;
+		for (size_t i = 0; i < m->window; i++) {
+			/* the last sample of its reading, counted from the newest */
+			size_t at = m->window - 1 - (m->window - 1 - i) / hold * hold;
+
+			win[i * m->nchan + c] = win[at * m->nchan + c];
+		}
+		for (size_t i = m->window - moved; i < m->window; i++)
+			win[i * m->nchan + c] += (float)jump;
+	}
+	rv_live_set_hold(l, hold > 1 ? holds : NULL);
+	rv_live_score(l, rows, &out);
+	free(win);
+	return out;
+}
+
+/*
+ * The lasting rule (live.h): ten channels that jump far in one sample
+ * flag the window, but their evidence does not last; a jump held for most
+ * of the newest two steps lasts. Channels read once a second (hold) are
+ * judged on their readings: two readings, which a short burst between them
+ * makes, do not last; three do. An unflagged window and one the novelty
+ * flagged count as lasting.
+ */
+static void test_lasting(void **state)
+{
+	struct rv_table *train = quiet_table(2400, 0, 1), *test = quiet_table(480, 2400, 2);
+	struct rv_detect_opts o;
+	struct rv_model *m = NULL;
+	struct rv_live *l = NULL;
+	struct rv_live_out out;
+	float *rm;
+	size_t end = 200, step;
+
+	(void)state;
+	rv_detect_opts_default(&o);
+	o.ens.iforest.trees = 50;
+	assert_int_equal(rv_model_fit(&o, train, &m, NULL, NULL), 0);
+	rm = row_major(test);
+	step = m->step;
+	assert_int_equal(m->window, 3 * step);      /* 3 s windows of 1 s steps */
+	assert_int_equal(rv_live_new(m, &l), 0);
+
+	/* untouched: not flagged, counted as lasting */
+	out = lt_score(l, m, rm, end, 0, 0.0, 1);
+	assert_int_equal(out.flagged, 0);
+	assert_int_equal(out.lasting, 1);
+	/* one sample, at the newest and at an older position */
+	out = lt_score(l, m, rm, end, 1, 30.0, 1);
+	assert_int_equal(out.flagged, 1);
+	assert_int_equal(out.rank[0] % 5, 3);
+	assert_int_equal(out.lasting, 0);
+	assert_true(out.lasting_share < 1.0 / 3.0);
+	/* most of the newest two steps: lasts; just half of them: not yet */
+	out = lt_score(l, m, rm, end, step + 1, 5.0, 1);
+	assert_int_equal(out.flagged, 1);
+	assert_int_equal(out.lasting, 1);
+	assert_true(out.lasting_share > 0.99);
+	out = lt_score(l, m, rm, end, step, 5.0, 1);
+	assert_int_equal(out.flagged, 1);
+	assert_int_equal(out.lasting, 0);
+	/* held readings: two are a burst, three last; unheld, the same samples
+	 * would last */
+	out = lt_score(l, m, rm, end, 2 * step, 5.0, (uint8_t)step);
+	assert_int_equal(out.flagged, 1);
+	assert_int_equal(out.lasting, 0);
+	out = lt_score(l, m, rm, end, 2 * step, 5.0, 1);
+	assert_int_equal(out.lasting, 1);
+	out = lt_score(l, m, rm, end, 3 * step, 5.0, (uint8_t)step);
+	assert_int_equal(out.flagged, 1);
+	assert_int_equal(out.lasting, 1);
+
+	/* the novelty's own gate: a window it flags lasts */
+	for (size_t i = 0; i < m->window; i++)
+		rm[(end + 1 - m->window + i) * m->nchan + QT_TIMEOUTS] = 30.0f;
+	out = lt_score(l, m, rm, end, 1, 30.0, 1);
+	assert_int_equal(out.res.novel, 1);
+	assert_int_equal(out.lasting, 1);
+
+	rv_live_free(l);
+	free(rm);
+	rv_model_free(m);
+	rv_table_free(train);
+	rv_table_free(test);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_live_matches_offline),
 		cmocka_unit_test(test_live_novelty_matches_offline),
+		cmocka_unit_test(test_lasting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

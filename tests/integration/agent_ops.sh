@@ -97,7 +97,7 @@ expect_rc "--check-config with an unknown key" 2
 expect_err "the unknown key is named at its line and column" \
 	"^unknown\\.yaml:4:3: unknown key 'nope'"
 expect_err_fixed "the known keys of its section are listed" \
-	"known: window, step, preset, incident_gap, incident_min, report_severity, minor_min, sustained_min, absorb"
+	"known: window, step, preset, incident_gap, incident_min, report_severity, minor_min, sustained_min, burst_min, absorb"
 check "nothing on stdout for an invalid file" test ! -s out.txt
 
 printf 'interval: 100ms\nhttp:\n  max_connections: 5000\n' >range.yaml
