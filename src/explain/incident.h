@@ -54,7 +54,10 @@
  * flagged windows, or (rv_incmerge_set_sustained) lasts the sustained
  * number of windows with a summed excess (score - 1 over its windows) of
  * at least the gate's peak - 1: a sustained moderate excess counts like a
- * strong window, a short weak stretch is a blip.
+ * strong window, a short weak stretch is a blip. With bursts
+ * (rv_incmerge_set_bursts, rv_incmerge_push_win) a stretch none of whose
+ * windows lasts is held back until it has the bursts' number of flagged
+ * windows, however strong: a page-in of a second flags three windows.
  *
  * Memory: 3 * (RV_INCMERGE_OPEN_MAX + 1) + 1 times nchan doubles (the
  * open incidents, the candidate, a split window), allocated at _new; the closed-incident array grows geometrically until

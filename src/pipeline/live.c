@@ -119,6 +119,29 @@ static int moved_lately(double mu, const float *x, size_t w, size_t n, size_t ho
 	return 2 * k > n;
 }
 
+/* Whether the novel channel c counted above its training mean in at least
+ * LASTING_STEPS of the window's steps (of one reading at least, counted
+ * back from the newest sample): a burst of events at one instant lies in
+ * one step; events that go on, however sparse, in more. */
+static int novel_lasts(const struct rv_live *l, uint32_t c)
+{
+	const struct rv_model *m = l->m;
+	size_t w = m->window, step = m->step, hold = l->hold ? l->hold[c] : 1, steps = 0;
+	const float *x = l->tbl + (size_t)c * w;
+	double mu = m->chan_mean ? m->chan_mean[c] : 0.0;
+
+	if (hold > step)
+		step = hold;
+	for (size_t end = w; end > 0 && steps < LASTING_STEPS; end = end > step ? end - step : 0) {
+		int counted = 0;
+
+		for (size_t i = end > step ? end - step : 0; i < end && !counted; i++)
+			counted = x[i] > mu;
+		steps += (size_t)counted;
+	}
+	return steps >= LASTING_STEPS;
+}
+
 /* The share of the heavier half of the attribution (ranked in l->rank)
  * held by channels that moved lately. */
 static double lasting_share(const struct rv_live *l)
@@ -180,7 +203,7 @@ void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_o
 	if (out->flagged) {
 		out->subsystem = rv_rank_channels(m->nchan, l->chan_sub, l->weight, l->rk, l->rank);
 		out->nrank = m->nchan;
-		if (!out->res.novel)
+		if (!out->res.novel || !novel_lasts(l, out->res.novel_chan))
 			out->lasting_share = lasting_share(l);
 	}
 	out->lasting = out->lasting_share >= LASTING_SHARE;

@@ -35,7 +35,9 @@ struct rv_live_out {
 	enum rv_subsystem subsystem; /* RV_SUB_OTHER when not flagged */
 	const double *mean;          /* nchan: each channel's mean over the window */
 	/* A flagged window's evidence lasts (1) or is a short burst (0); 1
-	 * when not flagged and when the novelty flagged it (its own gate):
+	 * when not flagged, and when the novelty flagged it and its novel
+	 * channel counted in two of its steps (events at one instant are a
+	 * burst too); else it lasts when
 	 * the channels holding the heavier half of the attribution moved for
 	 * most of the window's newest two steps, or those that did carry at
 	 * least a third of that half. A channel moved at a sample lying at

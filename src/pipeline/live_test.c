@@ -235,8 +235,9 @@ static struct rv_live_out lt_score(struct rv_live *l, const struct rv_model *m, 
  * flag the window, but their evidence does not last; a jump held for most
  * of the newest two steps lasts. Channels read once a second (hold) are
  * judged on their readings: two readings, which a short burst between them
- * makes, do not last; three do. An unflagged window and one the novelty
- * flagged count as lasting.
+ * makes, do not last; three do. An unflagged window lasts; one the
+ * novelty flagged lasts when its events came in two of its steps, not
+ * when they came at one instant.
  */
 static void test_lasting(void **state)
 {
@@ -286,12 +287,21 @@ static void test_lasting(void **state)
 	assert_int_equal(out.flagged, 1);
 	assert_int_equal(out.lasting, 1);
 
-	/* the novelty's own gate: a window it flags lasts */
+	/* the novelty: timeouts counted in two steps last, however short the
+	 * rest; a burst of them at one instant does not */
 	for (size_t i = 0; i < m->window; i++)
-		rm[(end + 1 - m->window + i) * m->nchan + QT_TIMEOUTS] = 30.0f;
+		rm[(end + 1 - m->window + i) * m->nchan + QT_TIMEOUTS] =
+			i == step / 2 || i == step + step / 2 ? 30.0f : 0.0f;
 	out = lt_score(l, m, rm, end, 1, 30.0, 1);
 	assert_int_equal(out.res.novel, 1);
 	assert_int_equal(out.lasting, 1);
+	for (size_t i = 0; i < m->window; i++)
+		rm[(end + 1 - m->window + i) * m->nchan + QT_TIMEOUTS] =
+			i == m->window - step - 1 ? 300.0f : 0.0f;
+	out = lt_score(l, m, rm, end, 0, 0.0, 1);
+	assert_int_equal(out.res.novel, 1);
+	assert_int_equal(out.rank[0], QT_TIMEOUTS);
+	assert_int_equal(out.lasting, 0);
 
 	rv_live_free(l);
 	free(rm);
