@@ -170,7 +170,7 @@ void rv_config_defaults(struct rv_config *c)
 	c->detect.report_severity = RV_CFG_SEV_MAJOR;
 	c->detect.minor_min = 8;
 	c->detect.sustained_min = 3;
-	c->detect.burst_min = 30;
+	c->detect.burst_min = 10;
 	c->detect.absorb_s = 15 * MINUTE;
 	snprintf(c->http.listen, sizeof(c->http.listen), "%s", "127.0.0.1:9464");
 	c->http.max_connections = 32;
