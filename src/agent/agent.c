@@ -263,19 +263,12 @@ static void score_window(struct agent *a, double ts)
  * changes is followed. */
 enum { HOLD_EVERY = 64, HOLD_RESET = 1u << 20 };
 
-/* Counts this sample's readings; every HOLD_EVERY samples, each channel's
- * hold becomes the samples per reading, rounded (1 for one never read:
- * it has no value to judge). */
-static void count_readings(struct agent *a)
+/* After take_sample counted this sample's readings: every HOLD_EVERY
+ * samples, each channel's hold becomes the samples per reading, rounded
+ * (1 for one never read: it has no value to judge). */
+static void update_holds(struct agent *a)
 {
-	if (a->hold_samples >= HOLD_RESET) {
-		memset(a->reads, 0, a->nchan * sizeof(*a->reads));
-		a->hold_samples = 0;
-	}
-	a->hold_samples++;
-	for (size_t c = 0; c < a->nchan; c++)
-		a->reads[c] += a->ok[c] != 0;
-	if (a->hold_samples % HOLD_EVERY)
+	if (++a->hold_samples % HOLD_EVERY)
 		return;
 	for (size_t c = 0; c < a->nchan; c++) {
 		uint32_t r = a->reads[c], h = r ? (a->hold_samples + r / 2) / r : 1;
@@ -289,12 +282,17 @@ static void take_sample(struct agent *a, double ts, int64_t t_ns)
 	float *row = rv_ring_push(&a->ring, ts);
 	double learned;
 
+	if (a->hold_samples >= HOLD_RESET) {
+		memset(a->reads, 0, a->nchan * sizeof(*a->reads));
+		a->hold_samples = 0;
+	}
 	for (size_t c = 0; c < a->nchan; c++) {
 		if (a->ok[c] && isfinite(a->vals[c]))
 			a->last[c] = (float)a->vals[c];
 		row[c] = a->last[c];
+		a->reads[c] += a->ok[c] != 0;
 	}
-	count_readings(a);
+	update_holds(a);
 	if (a->coll)
 		agent_record_sample(a, t_ns);
 	pthread_mutex_lock(&a->mu);
