@@ -60,10 +60,27 @@ static const char *const event_tokens[] = {
 
 static const char *const unknown_name = "unknown";
 
+/*
+ * Channels kept under one subsystem's name whose activity is another's:
+ * pgpgin and pgpgout sit in /proc/vmstat but count the block layer's
+ * reads and writes (every bio submitted, page cache and direct I/O alike),
+ * so a write storm's writeback weighs as storage, not memory. Whole names.
+ */
+static const struct {
+	const char *name;
+	enum rv_subsystem sub;
+} subsystem_moved[] = {
+	{ "mem.pgpgin_bytes", RV_SUB_STORAGE },
+	{ "mem.pgpgout_bytes", RV_SUB_STORAGE },
+};
+
 enum rv_subsystem rv_catalog_subsystem(const char *name)
 {
 	if (!name)
 		return RV_SUB_OTHER;
+	for (size_t i = 0; i < sizeof(subsystem_moved) / sizeof(subsystem_moved[0]); i++)
+		if (strcmp(name, subsystem_moved[i].name) == 0)
+			return subsystem_moved[i].sub;
 	const char *dot = strchr(name, '.');
 	if (!dot)
 		return RV_SUB_OTHER;

@@ -20,7 +20,9 @@ enum rv_kind { RV_KIND_GAUGE, RV_KIND_COUNTER, RV_KIND_EVENT, RV_KIND_STATIC, RV
 /*
  * Subsystem of `name`: the text before the first dot when it is exactly one
  * of the known ones; RV_SUB_OTHER for anything else, a name without a dot
- * and NULL.
+ * and NULL. A few channels named where the kernel keeps them count another
+ * subsystem's activity and belong to it (a table in catalog.c):
+ * mem.pgpgin_bytes and mem.pgpgout_bytes are block I/O, storage.
  */
 enum rv_subsystem rv_catalog_subsystem(const char *name);
 /* Static names ("cpu", ..., "other"; "gauge", ...); "unknown" out of range. */

@@ -81,6 +81,11 @@ static const struct name_case other_cases[] = {
 	{ "net.first_burst", RV_SUB_NET, G },  /* contains "rst" */
 	{ "mem.pgfault", RV_SUB_MEM, G },
 	{ "mem.page_fault", RV_SUB_MEM, G },
+	/* block I/O counted in /proc/vmstat: storage, by whole name */
+	{ "mem.pgpgin_bytes", RV_SUB_STORAGE, G },
+	{ "mem.pgpgout_bytes", RV_SUB_STORAGE, G },
+	{ "mem.pgpgout_bytes:x", RV_SUB_MEM, G },
+	{ "mem.pgpgout", RV_SUB_MEM, G },
 	{ "cpux.load_1", RV_SUB_OTHER, G },    /* prefix must match exactly */
 	{ "cp.load_1", RV_SUB_OTHER, G },
 	{ "CPU.load_1", RV_SUB_OTHER, G },
