@@ -208,7 +208,6 @@ static int size_for_channels(struct agent *a)
 		if (a->reservoir_rows > cap)
 			a->reservoir_rows = cap;
 	}
-	a->since_step = 0;
 	if (rv_ring_init(&a->ring, cap, n) != 0)
 		return -ENOMEM;
 	return agent_explain_alloc(a);
@@ -323,9 +322,12 @@ static void take_sample(struct agent *a, double ts, int64_t t_ns)
 
 	if (!a->model || a->ring.len < a->model->window)
 		return;
-	if (++a->since_step < a->model->step)
+	/* windows end every step samples counted from the history's first,
+	 * not from when the model came: a fit on its own thread installs it
+	 * a sample or two later than a replay's fit inline, and the replay
+	 * scores the same windows as the live run */
+	if (a->ring.pushed % a->model->step)
 		return;
-	a->since_step = 0;
 	score_window(a, ts);
 }
 
@@ -461,10 +463,12 @@ static int run_live(struct agent *a)
 					? next + (rv_ns)(a->cfg.collect.rediscover_s * 1e9)
 					: 0;
 	rv_ns next_status = next;
+	struct rv_sample_clock clk = { 0 };
 	int primed = 0, rc = 0;
 
 	while (!*a->o->stop) {
 		rv_ns now;
+		int64_t t_ns;
 		double ts;
 
 		sleep_until(next);
@@ -475,10 +479,17 @@ static int run_live(struct agent *a)
 			reload_config(a);
 		}
 		now = rv_clock_ns();
-		ts = agent_wall_s();
+		t_ns = rv_sample_clock_ns(&clk, now, rv_clock_wall_ns());
+		ts = (double)t_ns * 1e-9;
 		rv_collector_sample(a->coll, now, a->vals, a->ok);
+		/* the first collection only primes the counters' rates; it is
+		 * recorded all the same, so that a replay, which skips a
+		 * recording's first sample for the same reason, takes the
+		 * samples this loop took, from the first */
 		if (primed)
-			take_sample(a, ts, (int64_t)llround(ts * 1e9));
+			take_sample(a, ts, t_ns);
+		else
+			agent_record_sample(a, t_ns);
 		primed = 1;
 		if (now >= next_status) {
 			pthread_mutex_lock(&a->mu);

@@ -78,7 +78,6 @@ struct agent {
 	struct rv_model *model;
 	struct rv_live *live;
 	const float **wrows;               /* window row pointers */
-	size_t since_step;
 	size_t win;                        /* index of the next window */
 	struct rv_incmerge *mg;
 

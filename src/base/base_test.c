@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/bigmem.h"
+#include "base/clock.h"
 #include "base/bytes.h"
 #include "base/crc32c.h"
 #include "base/err.h"
@@ -634,6 +635,35 @@ static void test_log_default_sink(void **state)
 	(void)state;
 }
 
+/* Sample timestamps follow the monotonic clock, from the wall clock's
+ * first reading; a jittery wall clock is not followed, a step of it is. */
+static void test_sample_clock(void **state)
+{
+	struct rv_sample_clock c = { 0 };
+	const int64_t wall0 = 1796400000LL * 1000000000LL;
+	const rv_ns mono0 = 5000000000ULL;
+	int64_t t0, t1, t2, t3, t4;
+
+	(void)state;
+	t0 = rv_sample_clock_ns(&c, mono0, wall0);
+	assert_true(t0 == wall0);
+	/* the wall clock read 3 ms late: the difference is the monotonic one */
+	t1 = rv_sample_clock_ns(&c, mono0 + 200000000ULL, wall0 + 203000000LL);
+	assert_true(t1 - t0 == 200000000LL);
+	/* 19 ms early: still within the slack */
+	t2 = rv_sample_clock_ns(&c, mono0 + 400000000ULL, wall0 + 381000000LL);
+	assert_true(t2 - t1 == 200000000LL);
+	/* the wall clock stepped a second ahead: followed from here */
+	t3 = rv_sample_clock_ns(&c, mono0 + 600000000ULL, wall0 + 1600000000LL);
+	assert_true(t3 == wall0 + 1600000000LL);
+	t4 = rv_sample_clock_ns(&c, mono0 + 800000000ULL, wall0 + 1800000001LL);
+	assert_true(t4 - t3 == 200000000LL);
+	/* and back by a second */
+	assert_true(rv_sample_clock_ns(&c, mono0 + 1000000000ULL, wall0 + 1000000000LL) ==
+		    wall0 + 1000000000LL);
+	assert_true(rv_clock_wall_ns() > wall0 - 365LL * 86400 * 1000000000LL * 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -651,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_log_sink_and_levels),
 		cmocka_unit_test(test_log_default_sink),
 		cmocka_unit_test(test_bigmem),
+		cmocka_unit_test(test_sample_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
