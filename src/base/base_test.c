@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "base/bigmem.h"
-#include "base/clock.h"
 #include "base/bytes.h"
+#include "base/clock.h"
 #include "base/crc32c.h"
 #include "base/err.h"
 #include "base/log.h"

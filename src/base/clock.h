@@ -1,5 +1,6 @@
 /*
- * clock.h - monotonic time for measuring intervals and stage durations.
+ * clock.h - monotonic time for measuring intervals and stage durations, and
+ * the wall-clock timestamps of samples whose rates the monotonic clock times.
  */
 #ifndef RV_BASE_CLOCK_H
 #define RV_BASE_CLOCK_H
