@@ -45,10 +45,7 @@ const char *agent_det_name(int d)
 
 double agent_wall_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)rv_clock_wall_ns() * 1e-9;
 }
 
 static double cpu_s(void)

@@ -5,9 +5,11 @@
 # recorded run (eval/faultinject.py --record, then --rescore) can be
 # scored again with other settings and reproduces the live verdicts.
 #
-# The agent watches this host for 14 s (learning 6 s at 100 ms, windows of
+# The agent watches this host for 17 s (learning 6 s at 100 ms, windows of
 # 1 s every 200 ms, the saved model written at the end of learning) while
-# two shell loops keep both CPUs busy from the 8th second to the 11th; it
+# two shell loops keep both CPUs busy from the 11th second to the 14th (after
+# the quiet windows that follow a fit, which begin when the fit thread ends,
+# a sample or more later live than inline in the replay); it
 # stops on SIGTERM. The replay of its recording with the same settings
 # must write a model file identical to the live one, and the same incident
 # events (start, end, windows, peak score, subsystem and top signals; the
@@ -34,7 +36,7 @@ trap 'cleanup_procs; it_cleanup' EXIT
 agent --state-dir live --events live.jsonl --record rec.rvl \
 	>live.out 2>live.err &
 AGENT=$!
-sleep 8
+sleep 11
 for _ in 1 2; do
 	(end=$(($(date +%s) + 3)); while [ "$(date +%s)" -lt "$end" ]; do :; done) &
 	LOOPS="$LOOPS $!"
