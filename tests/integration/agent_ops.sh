@@ -9,13 +9,18 @@
 # 2. SIGHUP applies http.raw_channels at once, names a restart-only key
 #    (interval) and keeps running on the old configuration when the new
 #    file is invalid.
-# 3. Full disk: the agent runs in a private mount namespace over a 300 KiB
+# 3. Full disk: the agent runs in a private mount namespace over a 4 MiB
 #    tmpfs holding the store and the recording, which is then filled
 #    (nsenter). Scoring and /metrics go on, record errors are counted in
 #    reveal_sink_errors_total and logged once until the disk takes data
 #    again; after the disk is freed the log says the recording writes
-#    again. Where a mount namespace is not permitted, a file size limit
-#    (ulimit -f) stands in for the full disk; the log says which ran.
+#    again. The fill is 4 MiB, not a few hundred KiB: an incident open
+#    while the disk is full (the fill itself often opens one) is written
+#    to the store every few seconds, and the store's WAL can take a small
+#    freed space before the recording's next block, which then stays
+#    failing (seen in CI with 300 KiB). Where a mount namespace is not
+#    permitted, a file size limit (ulimit -f) stands in for the full disk;
+#    the log says which ran.
 # 4. Replay of a recording of this host: learning writes the model, a second
 #    replay with learn 0 uses it; a file that is not a recording fails.
 # 5. SIGTERM while learning stops the agent within 2 s, exit 0.
@@ -229,16 +234,16 @@ mkdir disk
 METHOD=ulimit
 if [ -z "${IT_FORCE_ULIMIT:-}" ] && command -v unshare >/dev/null 2>&1 &&
 	command -v nsenter >/dev/null 2>&1 &&
-	unshare -m sh -c 'mount -t tmpfs -o size=300k tmpfs "$1"' sh "$PWD/disk" 2>/dev/null; then
+	unshare -m sh -c 'mount -t tmpfs -o size=4m tmpfs "$1"' sh "$PWD/disk" 2>/dev/null; then
 	METHOD=tmpfs
 fi
 # the agent's own arguments; the store and the recording are on disk/
 set -- agent --listen "127.0.0.1:$P_FULL" --store disk/reveal.db --record disk/rec.rvl \
 	--events "" --state-dir st3 --learn 3s $FAST
 if [ "$METHOD" = tmpfs ]; then
-	echo "# method: a 300 KiB tmpfs in a private mount namespace (unshare -m), filled with nsenter"
+	echo "# method: a 4 MiB tmpfs in a private mount namespace (unshare -m), filled with nsenter"
 	# unshare execs sh, which execs the agent: $! is the agent
-	unshare -m sh -c 'mount -t tmpfs -o size=300k tmpfs "$1" && shift && exec "$@"' \
+	unshare -m sh -c 'mount -t tmpfs -o size=4m tmpfs "$1" && shift && exec "$@"' \
 		sh "$PWD/disk" "$REVEAL" "$@" >full.out 2>full.err &
 	ERRS_WANTED=2
 	ERRS_WAIT=30
