@@ -752,19 +752,25 @@ def summarize(rows, false, clean_s, incidents=None):
     return s
 
 
-def short_failures(rows, s, incidents=(), settle=0.0):
+def short_failures(rows, s, incidents=(), settle=0.0, detect_end=None):
     """What `--short --check` rejects: a fault not injected, not detected or
     its subsystem outside the top two, a first-phase incident still open at
     the end (a follow-on phase still open is an after-effect the full run's
-    time-to-close columns measure; the short run is too short to judge it)."""
+    time-to-close columns measure; the short run is too short to judge it).
+    An incident reported after detect_end, when the run had found every
+    incident closed, never had a chance to close: it is not one that failed
+    to end with its fault (the table lists it, a false incident when it
+    began outside the faults and their settle time)."""
     out = []
     for r in rows:
         if r.get("skipped"):
             out.append(f"{r['fault']} could not be injected: {r['skipped']}")
         elif not (r["detected"] and r["top2_ok"]):
             out.append(f"{r['fault']} was not detected with subsystem {r['expect']} in its top 2")
+    late = {i["id"] for i in incidents
+            if detect_end is not None and i.get("reported", detect_end) > detect_end}
     still = [i for i in s.get("first_open_at_end", s["open_at_end"])
-             if i not in job_degraded(rows, incidents, settle)]
+             if i not in job_degraded(rows, incidents, settle) and i not in late]
     if still:
         out.append("incident(s) still open at the end of the run: "
                    + ", ".join(str(i) for i in still))
@@ -1267,7 +1273,12 @@ def main():
                     f"{' > '.join(inc.get('subsystems') or [])} at the end"
                     f"{' (still open)' if inc.get('open_at_end') else ''}; top "
                     f"{', '.join(inc.get('top') or [])}")
-        bad = short_failures(rows, s, ev.incidents.values(), a.settle) if short else \
+        for inc in sorted(ev.incidents.values(), key=lambda i: i["id"]):
+            if inc.get("open_at_end") and inc.get("reported", detect_end) > detect_end:
+                log(f"note: incident {inc['id']} was reported "
+                    f"{inc['reported'] - detect_end:.1f} s after every incident had closed "
+                    "(the run's end): it had no time to close")
+        bad = short_failures(rows, s, ev.incidents.values(), a.settle, detect_end) if short else \
             [f"target missed: {k}" for k, ok in s["met"].items() if not ok]
         for b in bad:
             log(f"FAIL: {b}")
@@ -1365,6 +1376,13 @@ def self_test():
             r.update(job_level=4.5, job_recovered_s=None)
     expect("short check, job not back", short_failures(deg, s),
            ["cgroup-throttle could not be injected: no usable cpu cgroup"])
+    # reported after the run found every incident closed: no time to close
+    lastmin = [{"id": 10, "start": 1500.0, "reported": 1501.0}]
+    expect("short check, reported after detect_end", short_failures(rows, s, lastmin, 0.0, 1500.5),
+           ["cgroup-throttle could not be injected: no usable cpu cgroup"])
+    expect("... reported before it still fails", short_failures(rows, s, lastmin, 0.0, 1501.5),
+           ["cgroup-throttle could not be injected: no usable cpu cgroup",
+            "incident(s) still open at the end of the run: 10"])
     # an incident that began in the settle time after such a fault is its too
     late = {"id": 11, "start": 1260.0}
     pl = [dict(r) for r in rows if r.get("fault") == "packet-loss"]
