@@ -221,6 +221,13 @@ static void score_window(struct agent *a, double ts)
 	for (size_t i = 0; i < m->window; i++)
 		a->wrows[i] = rv_ring_row(&a->ring, m->window - 1 - i);
 	rv_live_set_hold(a->live, a->hold);
+	{
+		size_t back = rv_live_kept_lookback(a->live);
+
+		if (back >= a->ring.len)
+			back = a->ring.len - 1;
+		rv_live_set_reference(a->live, rv_ring_row(&a->ring, back));
+	}
 	rv_live_score(a->live, a->wrows, &out);
 	/* no verdicts while a fit runs and just after one (agent_finish_fit) */
 	if (a->absorbing || a->fitting || ts < a->quiet_until) {

@@ -174,6 +174,19 @@ int rv_catalog_stock(const char *name)
 	return 1;
 }
 
+int rv_catalog_kept(const char *name)
+{
+	static const char *const held[] = { "mem.anon_pages_bytes", "mem.node_anon_pages_bytes" };
+	char type[128];
+
+	if (!metric_of(name, type, sizeof(type)))
+		return 0;
+	for (size_t i = 0; i < sizeof(held) / sizeof(held[0]); i++)
+		if (strcmp(type, held[i]) == 0)
+			return 1;
+	return 0;
+}
+
 struct resolution {
 	const char *unit;
 	double value;

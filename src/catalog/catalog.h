@@ -57,6 +57,17 @@ enum rv_kind rv_catalog_kind_by_name(const char *name);
 int rv_catalog_stock(const char *name);
 
 /*
+ * 1 when `name` (instance allowed) is the anonymous memory that processes
+ * hold: mem.anon_pages_bytes of the host or mem.node_anon_pages_bytes of
+ * a NUMA node. Unlike the page cache, which grows with every file read
+ * and written, it rises only when programs take memory and keep it. As a
+ * stock it is judged by how it moves; where it sits matters to the blame
+ * of an incident (pipeline/kept.h): a program that took several hundred
+ * MiB and now streams through them moves nothing after its first second.
+ */
+int rv_catalog_kept(const char *name);
+
+/*
  * The smallest move of channel `name` that an operator would call a change,
  * in the channel's unit, from the unit of its metric type: 1 MiB of memory
  * or 256 KiB/s of traffic, half a percentage point, 5 ms/s of device time,

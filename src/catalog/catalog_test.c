@@ -167,6 +167,21 @@ static void test_stocks(void **state)
 	assert_false(rv_catalog_stock(NULL));
 }
 
+/* Held memory: the anonymous pages of the host and of each node, no other
+ * memory (page cache, huge pages counted apart, unknown names). */
+static void test_kept(void **state)
+{
+	(void)state;
+	assert_true(rv_catalog_kept("mem.anon_pages_bytes"));
+	assert_true(rv_catalog_kept("mem.node_anon_pages_bytes:node1"));
+	assert_false(rv_catalog_kept("mem.cached_bytes"));
+	assert_false(rv_catalog_kept("mem.node_file_pages_bytes:node0"));
+	assert_false(rv_catalog_kept("mem.anon_huge_pages_bytes"));
+	assert_false(rv_catalog_kept("mem.anon_pages_bytesx"));
+	assert_false(rv_catalog_kept("machine-1-1.mem_anon"));
+	assert_false(rv_catalog_kept(NULL));
+}
+
 /* Resolutions come from the unit of the metric type, one a second for
  * counts and events; none for unknown names or units without an entry. */
 static void test_resolution(void **state)
@@ -203,6 +218,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stocks),
+		cmocka_unit_test(test_kept),
 		cmocka_unit_test(test_resolution),
 		cmocka_unit_test(test_smoothed),
 		cmocka_unit_test(test_smd_names),

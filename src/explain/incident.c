@@ -71,12 +71,13 @@ struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size
 	int rc = 0;
 
 	m->chan_sub = calloc(alloc, sizeof(*m->chan_sub));
+	m->kept = calloc(alloc, sizeof(*m->kept));
 	m->split = calloc(alloc, sizeof(*m->split));
 	m->sumw = calloc(alloc, sizeof(*m->sumw));
 	for (size_t i = 0; i < RV_INCMERGE_OPEN_MAX; i++)
 		rc |= stretch_init(&m->open[i], alloc);
 	rc |= stretch_init(&m->cand, alloc);
-	if (!m->chan_sub || !m->split || !m->sumw || rc) {
+	if (!m->chan_sub || !m->kept || !m->split || !m->sumw || rc) {
 		rv_incmerge_free(m);
 		return NULL;
 	}
@@ -85,8 +86,10 @@ struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size
 	m->max_gap = max_gap;
 	m->min_windows = min_windows;
 	m->next_id = 1;
-	for (size_t c = 0; c < nchan; c++)
+	for (size_t c = 0; c < nchan; c++) {
 		m->chan_sub[c] = (unsigned char)rv_catalog_subsystem(names[c]);
+		m->kept[c] = (unsigned char)rv_catalog_kept(names[c]);
+	}
 	return m;
 }
 
@@ -95,6 +98,7 @@ void rv_incmerge_free(struct rv_incmerge *m)
 	if (!m)
 		return;
 	free(m->chan_sub);
+	free(m->kept);
 	free(m->split);
 	free(m->sumw);
 	for (size_t i = 0; i < RV_INCMERGE_OPEN_MAX; i++)
@@ -212,12 +216,17 @@ static void drop_transients(const struct rv_incmerge *m, struct stretch *s)
 }
 
 /* Freezes the onset at its last window: its lasting channels, and of them
- * those that hold ONSET_COVER of its weight. */
+ * those that hold ONSET_COVER of its weight. The onset level, what later
+ * windows must carry to continue the incident (belongs), leaves out the
+ * kept-memory channels: their weight says that memory was taken at the
+ * onset (pipeline/kept.h), and fades once the rise is older than the
+ * lookback however long the program that took it runs; the incident goes
+ * on with its other onset channels. */
 static void onset_freeze(const struct rv_incmerge *m, struct stretch *s)
 {
 	uint32_t top[ONSET_CHANNELS];
 	size_t n;
-	double total = 0, sum = 0;
+	double total = 0, sum = 0, level = 0;
 
 	drop_transients(m, s);
 	n = heaviest(s->onset, m->nchan, top, ONSET_CHANNELS);
@@ -227,8 +236,10 @@ static void onset_freeze(const struct rv_incmerge *m, struct stretch *s)
 	for (size_t i = 0; i < n && sum < ONSET_COVER * total; i++) {
 		s->oset[s->noset++] = top[i];
 		sum += s->onset[top[i]];
+		if (!m->kept[top[i]])
+			level += s->onset[top[i]];
 	}
-	s->onset_level = s->onset_n ? sum / (double)s->onset_n : 0;
+	s->onset_level = s->onset_n ? level / (double)s->onset_n : 0;
 	s->onset_done = 1;
 	for (size_t c = 0; c < m->nchan; c++)
 		s->recent[c] = s->onset_n ? s->onset[c] / (double)s->onset_n : 0;
@@ -332,8 +343,8 @@ static void subsystem_weights(const struct rv_incmerge *m, const double *acc, do
  * Whether a flagged window continues the open incident: always during the
  * onset, and after it while the onset channels carry CONTINUE_LEVEL of
  * their onset weight per window, each channel counted up to its own onset
- * weight per window. A window without attribution cannot be judged and
- * continues it.
+ * weight per window, kept-memory channels left out (onset_freeze). A
+ * window without attribution cannot be judged and continues it.
  */
 static int belongs(const struct rv_incmerge *m, const struct stretch *s, const double *w)
 {
@@ -352,6 +363,8 @@ static int belongs(const struct rv_incmerge *m, const struct stretch *s, const d
 	for (size_t i = 0; i < s->noset; i++) {
 		double v = w[s->oset[i]], cap = s->onset[s->oset[i]] / (double)s->onset_n;
 
+		if (m->kept[s->oset[i]])
+			continue;       /* not in the onset level either (onset_freeze) */
 		if (isfinite(v) && v > 0)
 			sum += v < cap ? v : cap;
 	}

@@ -53,6 +53,7 @@ struct rv_incmerge {
 	size_t burst_windows;       /* flagged windows a stretch none of whose windows
 				       lasts needs; 0 = the lasting rule is off */
 	unsigned char *chan_sub;    /* enum rv_subsystem per channel, from its name */
+	unsigned char *kept;        /* per channel: memory taken and kept (rv_catalog_kept) */
 
 	struct stretch open[RV_INCMERGE_OPEN_MAX]; /* the first nopen, in order of start */
 	size_t nopen;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "features/window.h"
+#include "pipeline/kept.h"
 #include "pipeline/novelty.h"
 #include "pipeline/rank.h"
 
@@ -26,6 +27,8 @@ struct rv_live {
 	struct rv_ranked *rk;
 	uint8_t *chan_sub;
 	struct rv_ens_scratch *scratch;
+	struct rv_kept kept;             /* the kept-memory channels (kept.h) */
+	const float *ref;                /* borrowed: their reference sample, or NULL */
 };
 
 void rv_live_free(struct rv_live *l)
@@ -43,6 +46,7 @@ void rv_live_free(struct rv_live *l)
 	free(l->rk);
 	free(l->chan_sub);
 	rv_ens_scratch_free(l->scratch);
+	rv_kept_fini(&l->kept);
 	free(l);
 }
 
@@ -70,7 +74,8 @@ int rv_live_new(const struct rv_model *m, struct rv_live **out)
 	l->chan_sub = calloc(n, 1);
 	l->scratch = rv_ens_scratch_new(m->ens);
 	if (!l->tbl || !l->feat || !l->raw || !l->fscratch || !l->weight || !l->mean ||
-	    !l->nratio || !l->rank || !l->rk || !l->chan_sub || !l->scratch) {
+	    !l->nratio || !l->rank || !l->rk || !l->chan_sub || !l->scratch ||
+	    rv_kept_init(&l->kept, m) != 0) {
 		rv_live_free(l);
 		return -ENOMEM;
 	}
@@ -90,6 +95,16 @@ static const double LASTING_LEVEL = 0.5;
 void rv_live_set_hold(struct rv_live *l, const uint8_t *hold)
 {
 	l->hold = hold;
+}
+
+size_t rv_live_kept_lookback(const struct rv_live *l)
+{
+	return l->kept.n ? l->kept.lookback : 0;
+}
+
+void rv_live_set_reference(struct rv_live *l, const float *row)
+{
+	l->ref = row;
 }
 
 /* Whether a channel (training mean mu, its window at x, w samples, each
@@ -192,6 +207,7 @@ void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_o
 	rv_ens_score(m->ens, l->feat, l->nraw ? l->raw : NULL, l->scratch, &out->res, NULL);
 	rv_novelty_score(m, l->tbl, w, 0, &out->res, l->nratio);
 	rv_ens_explain(m->ens, l->feat, l->nraw ? l->raw : NULL, l->scratch, &out->res, l->weight);
+	rv_kept_attribute(&l->kept, m, l->tbl, w, 0, l->ref, 1, &out->res, l->weight);
 	rv_novelty_attribute(m, l->nratio, &out->res, l->weight);
 	out->flagged = out->res.anomaly || out->res.flags;
 	out->weight = l->weight;

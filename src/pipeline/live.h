@@ -63,6 +63,17 @@ int rv_live_new(const struct rv_model *m, struct rv_live **out);
  * two readings around it.
  */
 void rv_live_set_hold(struct rv_live *l, const uint8_t *hold);
+
+/*
+ * Memory taken and kept (kept.h): rv_live_kept_lookback says how many
+ * samples before a window's newest one its reference sample lies (0 when
+ * the model has no kept-memory channel); rv_live_set_reference gives that
+ * sample (nchan values in the model's order, borrowed until the next
+ * score; the oldest one the caller has when it has fewer, NULL for none)
+ * before each rv_live_score.
+ */
+size_t rv_live_kept_lookback(const struct rv_live *l);
+void rv_live_set_reference(struct rv_live *l, const float *row);
 void rv_live_free(struct rv_live *l);
 
 /*

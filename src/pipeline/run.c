@@ -19,6 +19,7 @@
 #include "features/window.h"
 #include "pipeline/delay.h"
 #include "pipeline/detect.h"
+#include "pipeline/kept.h"
 #include "pipeline/novelty.h"
 #include "pipeline/rank.h"
 
@@ -56,6 +57,7 @@ struct block {
 	const struct rv_table *test;
 	size_t nwin, nfeat;              /* test windows, features per window */
 	uint8_t *chan_sub;               /* enum rv_subsystem of each channel */
+	struct rv_kept kept;             /* the kept-memory channels (kept.h) */
 	struct results buf[2];
 	struct results *cur;             /* the buffer being scored */
 	struct worker w[RV_PARALLEL_MAX];
@@ -100,6 +102,16 @@ static int score_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 			rv_ens_explain_batch_row(m->ens, wk->feat + (i - i0) * b->nfeat,
 						 wk->raw + (i - i0) * nraw, wk->scratch, i - i0,
 						 &r->res[i], weight);
+			{
+				/* the reference sample of kept memory, as the agent's ring
+				 * gives it: lookback samples before the window's newest */
+				size_t last = end_row(m, r->first + i);
+				size_t ref = last > b->kept.lookback ? last - b->kept.lookback : 0;
+
+				rv_kept_attribute(&b->kept, m, b->test->values, b->test->nrows,
+						  (r->first + i) * m->step, b->test->values + ref,
+						  b->test->nrows, &r->res[i], weight);
+			}
 			rv_novelty_attribute(m, wk->nratio, &r->res[i], weight);
 			if (r->res[i].anomaly || r->res[i].flags)
 				r->subsystem[i] = rv_rank_channels(m->nchan, b->chan_sub, weight,
@@ -139,6 +151,7 @@ static void block_free(struct block *b)
 	results_free(&b->buf[0]);
 	results_free(&b->buf[1]);
 	free(b->chan_sub);
+	rv_kept_fini(&b->kept);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -156,6 +169,8 @@ static int block_alloc(struct block *b, const struct rv_model *m, unsigned threa
 		return -ENOMEM;
 	for (size_t c = 0; c < m->nchan; c++)
 		b->chan_sub[c] = (uint8_t)rv_catalog_subsystem(m->names[c]);
+	if (rv_kept_init(&b->kept, m) != 0)
+		return -ENOMEM;
 	b->nfeat = rv_featmat_width(m->nchan, m->masks);
 	for (unsigned t = 0; t < threads; t++) {
 		b->w[t].feat = malloc(RV_ENS_BATCH * b->nfeat * sizeof(float));
