@@ -658,6 +658,7 @@ def score_injection(inj, reported, incidents, detect_end, run_end):
                pre_open=not new, follow_on_of_earlier=not new and is_follow_on(main),
                incidents=len(new), follow_ons=len(phases),
                incident_ids=[i["id"] for i in roots + phases],
+               own_ids=[i["id"] for i in new],
                top1=main["subsystems"][0], ranking=main["subsystems"],
                top1_ok=main["subsystems"][0] == inj["expect"],
                top2_ok=inj["expect"] in main["subsystems"][:2],
@@ -686,8 +687,11 @@ def score(plan, incidents, detect_start, detect_end, settle, run_end=None):
         busy.append((inj["t0"] - 2.0, inj["t1"] + settle))
         rows.append(dict(inj) if inj.get("skipped") else
                     score_injection(inj, reported, incidents, detect_end, run_end))
-    # follow-on phases belong to the fault (or false incident) they follow
-    false = [i for i in reported if not is_follow_on(i)
+    # follow-on phases belong to the fault (or false incident) they follow;
+    # an incident a fault counts as its own (reported after it began) is not
+    # false even when its first window began more than 2 s before the fault
+    own = {k for r in rows for k in r.get("own_ids", [])}
+    false = [i for i in reported if not is_follow_on(i) and i["id"] not in own
              and detect_start <= i["start"] <= detect_end
              and not any(a <= i["start"] <= b for a, b in busy)]
     clean_s = detect_end - detect_start
@@ -1330,6 +1334,13 @@ def self_test():
         inc(10, 1402.0, 1404.0, 1700.0, 1799.9, ["storage"], 1, None)]}
     mark_open_at_end(incs, 1800.0)
     expect("a close at the agent's stop is no close", incs[10]["open_at_end"], True)
+    # a fault's own incident whose first window began 3 s before it (a 3 s
+    # window holding its first samples) is not false
+    early = dict(incs)
+    early[11] = inc(11, 1196.5, 1201.0, 1210.0, 1212.0, ["net"])
+    _, false_e, _ = score(plan, early, 900.0, 1790.0, 45.0, 1800.0)
+    expect("an own incident begun before the fault is not false",
+           sorted(i["id"] for i in false_e), [5])
     expect("a close before the end is one", incs[6]["open_at_end"], False)
     rows, false, clean_s = score(plan, incs, 900.0, 1790.0, 45.0, 1800.0)
     r1, r2, r3, r4 = rows
