@@ -225,7 +225,8 @@ int rv_catalog_smoothed(const char *name)
 		if (strcmp(type, loads[i]) == 0)
 			return 1;
 	n = strlen(type);
-	return strstr(type, ".psi_") && n > 10 && strcmp(type + n - 10, "_avg60_pct") == 0;
+	return strstr(type, ".psi_") && n > 10 &&
+	       (strcmp(type + n - 10, "_avg60_pct") == 0 || strcmp(type + n - 10, "_avg10_pct") == 0);
 }
 
 static const struct rv_metric *const metric_tables[] = {

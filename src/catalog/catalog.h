@@ -84,9 +84,11 @@ double rv_catalog_resolution(const char *name);
 /*
  * 1 when `name` is a kernel moving average of a signal the collector also
  * reads directly: the load averages (cpu.load1/5/15, over 1 to 15 minutes)
- * and the 60-second pressure averages (*.psi_*_avg60_pct). Their time
- * constants are far longer than a window, so as inputs to detection they
- * only add lag: an incident stays open for a minute after its cause ends,
+ * and the 10- and 60-second pressure averages (*.psi_*_avg10_pct and
+ * *_avg60_pct; the stall time itself is *.psi_*_stall_pct). Their time
+ * constants are longer than a window, so as inputs to detection they only
+ * add lag: an incident stays open for 10 s to a minute after its cause
+ * ends, or the next fault's blame is the decay of the last one's,
  * and a learning period shorter than their memory sees them drift. They
  * stay in recordings, evidence and reports.
  */

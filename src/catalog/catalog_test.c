@@ -208,7 +208,9 @@ static void test_smoothed(void **state)
 	assert_true(rv_catalog_smoothed("cpu.load15"));
 	assert_true(rv_catalog_smoothed("cpu.psi_some_avg60_pct"));
 	assert_true(rv_catalog_smoothed("storage.psi_full_avg60_pct"));
-	assert_false(rv_catalog_smoothed("cpu.psi_some_avg10_pct"));
+	assert_true(rv_catalog_smoothed("cpu.psi_some_avg10_pct"));
+	assert_true(rv_catalog_smoothed("mem.psi_full_avg10_pct"));
+	assert_false(rv_catalog_smoothed("cpu.psi_some_stall_pct"));
 	assert_false(rv_catalog_smoothed("cpu.procs_running"));
 	assert_false(rv_catalog_smoothed("cpu.load_15"));
 	assert_false(rv_catalog_smoothed(NULL));
