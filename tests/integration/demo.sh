@@ -70,6 +70,20 @@ for i in 0 1; do
 	expect=$(json "d['faults'][$i]['expect']")
 	got=$(json "d['faults'][$i].get('subsystem')")
 	check "fault $((i + 1)) ($title) is blamed on $expect (got $got)" test "$got" = "$expect"
+	if [ "$got" != "$expect" ]; then
+		# for the log (events.jsonl goes with the folder): each incident's
+		# subsystem shares and top signals at open and close
+		python3 - >blame.txt 2>&1 <<'PY'
+import json
+for line in open("out/events.jsonl"):
+    e = json.loads(line)
+    print(e["event"], e["id"], e["subsystem"], e.get("windows"),
+          " ".join("%s=%.3f" % (s["name"], s["share"]) for s in e["subsystems"]))
+    for m in e["top_metrics"][:6]:
+        print("   ", m["name"], round(m["share"], 3), m["baseline"], m["value"])
+PY
+		sed 's/^/    # /' blame.txt
+	fi
 done
 check "fault 2 is the packet loss of the demo's own namespace" \
 	test "$(json "d['faults'][1]['title']")" = "packet loss"
