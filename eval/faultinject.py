@@ -1334,6 +1334,7 @@ def self_test():
         inc(10, 1402.0, 1404.0, 1700.0, 1799.9, ["storage"], 1, None)]}
     mark_open_at_end(incs, 1800.0)
     expect("a close at the agent's stop is no close", incs[10]["open_at_end"], True)
+    expect("a close before the end is one", incs[6]["open_at_end"], False)
     # a fault's own incident whose first window began 3 s before it (a 3 s
     # window holding its first samples) is not false
     early = dict(incs)
@@ -1341,7 +1342,6 @@ def self_test():
     _, false_e, _ = score(plan, early, 900.0, 1790.0, 45.0, 1800.0)
     expect("an own incident begun before the fault is not false",
            sorted(i["id"] for i in false_e), [5])
-    expect("a close before the end is one", incs[6]["open_at_end"], False)
     rows, false, clean_s = score(plan, incs, 900.0, 1790.0, 45.0, 1800.0)
     r1, r2, r3, r4 = rows
     expect("detected", [r["detected"] for r in (r1, r2, r4)], [True, True, True])
