@@ -213,6 +213,41 @@ double rv_catalog_resolution(const char *name)
 	return 0.0;
 }
 
+/* What could matter to a workload, per unit: 64 MiB of memory, 4 MiB/s of
+ * traffic (1024 pages/s), 5 percentage points, 50 ms/s of device or
+ * stall time, a thousand packets or counted things a second (kernel work
+ * of a few microseconds each: about a hundredth of a core), two tasks,
+ * 100 MHz, 5 degrees, 10 W, an IPC of 0.1, 100 packets queued or
+ * connections, 4 requests in flight. */
+static const struct resolution materials[] = {
+	{ "bytes", 67108864.0 }, { "bytes/s", 4194304.0 }, { "%", 5.0 }, { "pages", 16384.0 },
+	{ "pages/s", 1024.0 }, { "ms/s", 50.0 }, { "packets/s", 1000.0 }, { "segments/s", 1000.0 },
+	{ "1/s", 1000.0 }, { "tasks", 2.0 }, { "cgroups", 2.0 }, { "MHz", 100.0 }, { "C", 5.0 },
+	{ "W", 10.0 }, { "instr/cycle", 0.1 }, { "packets", 100.0 }, { "connections", 100.0 },
+	{ "requests", 4.0 },
+};
+
+/* Counts of which each one costs a task a stall: their resolution. */
+static const char *const material_each[] = { "mem.allocstall", "mem.compact_stall" };
+
+double rv_catalog_material(const char *name)
+{
+	char type[128];
+	const struct rv_metric *m = metric_of(name, type, sizeof(type));
+
+	if (!m)
+		return 0.0;
+	if (m->kind == RV_KIND_EVENT)
+		return rv_catalog_resolution(name);
+	for (size_t i = 0; i < sizeof(material_each) / sizeof(material_each[0]); i++)
+		if (strcmp(type, material_each[i]) == 0)
+			return rv_catalog_resolution(name);
+	for (size_t i = 0; i < sizeof(materials) / sizeof(materials[0]); i++)
+		if (strcmp(m->unit, materials[i].unit) == 0)
+			return materials[i].value;
+	return 0.0;
+}
+
 int rv_catalog_smoothed(const char *name)
 {
 	static const char *const loads[] = { "cpu.load1", "cpu.load5", "cpu.load15" };

@@ -82,6 +82,26 @@ int rv_catalog_kept(const char *name);
 double rv_catalog_resolution(const char *name);
 
 /*
+ * The smallest move of channel `name` that could matter to a workload, in
+ * the channel's unit: 64 MiB of memory, 4 MiB/s of traffic or 1024
+ * pages/s, 5 percentage points, 50 ms/s of device or stall time, a
+ * thousand packets, segments or counted things a second (faults,
+ * interrupts, context switches, I/O requests: kernel work of a few
+ * microseconds each, about a hundredth of a core; how much an I/O request
+ * costs shows in bytes and device time), two tasks, 100 MHz, 5 degrees,
+ * 10 W, an IPC of 0.1, 100 packets queued or connections, 4 requests in
+ * flight; for events (sparse error counts) and for the stalls of direct
+ * reclaim and compaction, where each one costs a task, the resolution. 0
+ * for names outside the catalog and units without an entry (every move
+ * counts). Detection judges a move against the spread seen while
+ * learning; on a quiet host that spread is far below this, and the live
+ * agent reports an incident only when a channel it blames moved by at
+ * least this much (pipeline/live.h): a hundred page-ins a second on an
+ * idle disk are real, and no incident.
+ */
+double rv_catalog_material(const char *name);
+
+/*
  * 1 when `name` is a kernel moving average of a signal the collector also
  * reads directly: the load averages (cpu.load1/5/15, over 1 to 15 minutes)
  * and the 10- and 60-second pressure averages (*.psi_*_avg10_pct and

@@ -199,6 +199,32 @@ static void test_resolution(void **state)
 	assert_true(rv_catalog_resolution(NULL) == 0.0);
 }
 
+/* Materiality comes from the unit too, a thousand a second for counts;
+ * events and the stalls of reclaim and compaction matter at one; none for
+ * unknown names. Never below the resolution. */
+static void test_material(void **state)
+{
+	(void)state;
+	assert_true(rv_catalog_material("mem.cached_bytes") == 64.0 * 1048576.0);
+	assert_true(rv_catalog_material("cpu.busy_pct:cpu3") == 5.0);
+	assert_true(rv_catalog_material("storage.write_bytes:vda") == 4194304.0);
+	assert_true(rv_catalog_material("storage.reads:vda") == 1000.0);
+	assert_true(rv_catalog_material("cpu.context_switches") == 1000.0);
+	assert_true(rv_catalog_material("mem.numa_hit") == 1024.0);
+	assert_true(rv_catalog_material("storage.weighted_time_ms:vda") == 50.0);
+	assert_true(rv_catalog_material("net.tcp_retrans_segs") == 1.0);
+	assert_true(rv_catalog_material("net.tcpext_tcp_timeouts") == 1.0);
+	assert_true(rv_catalog_material("mem.allocstall") == 1.0);
+	assert_true(rv_catalog_material("mem.compact_stall") == 1.0);
+	assert_true(rv_catalog_material("nosuch.metric") == 0.0);
+	assert_true(rv_catalog_material(NULL) == 0.0);
+	for (size_t i = 0; i < rv_catalog_metric_count(); i++) {
+		const char *name = rv_catalog_metric_at(i)->name;
+
+		assert_true(rv_catalog_material(name) >= rv_catalog_resolution(name));
+	}
+}
+
 /* Kernel moving averages with long memories; not the 10 s pressure
  * average, the run queue or names outside the catalog. */
 static void test_smoothed(void **state)
@@ -222,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_stocks),
 		cmocka_unit_test(test_kept),
 		cmocka_unit_test(test_resolution),
+		cmocka_unit_test(test_material),
 		cmocka_unit_test(test_smoothed),
 		cmocka_unit_test(test_smd_names),
 		cmocka_unit_test(test_other_names),

@@ -282,6 +282,12 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, const st
 	if (score > 1)
 		s->excess += score - 1;
 	s->lasting += p->lasting != 0;
+	if (!p->immaterial) {
+		if (s->material++ == 0 || score > s->mat_peak)
+			s->mat_peak = score;
+		if (score > 1)
+			s->mat_excess += score - 1;
+	}
 	if (s->onset_done) {
 		recent_add(m, s, score, chan_weight);
 		return;
@@ -456,21 +462,26 @@ void rv_incmerge_set_sustained(struct rv_incmerge *m, size_t windows)
 		m->sustained_windows = windows;
 }
 
-/* Long enough, and strong enough or sustained enough, to be reported. */
+/* Long enough, and strong enough or sustained enough, to be reported; with
+ * a gate, on the strength and length of its material windows alone. */
 static int qualifies(const struct rv_incmerge *m, const struct stretch *s)
 {
 	const struct rv_incident *in = &s->in;
 
 	if (in->flagged == 0 || in->flagged < m->min_windows)
 		return 0;
-	if (m->gate_peak > 0 && m->burst_windows > 0 && s->lasting == 0)
+	if (m->gate_peak <= 0)
+		return 1;
+	if (s->material == 0)
+		return 0;
+	if (m->burst_windows > 0 && s->lasting == 0)
 		return in->flagged >= m->burst_windows;
-	if (m->gate_peak <= 0 || in->peak_score > m->gate_peak)
+	if (s->mat_peak > m->gate_peak)
 		return 1;
-	if (m->sustained_windows > 0 && in->flagged >= m->sustained_windows &&
-	    s->excess >= m->gate_peak - 1)
+	if (m->sustained_windows > 0 && s->material >= m->sustained_windows &&
+	    s->mat_excess >= m->gate_peak - 1)
 		return 1;
-	return m->gate_windows > 0 && in->flagged >= m->gate_windows;
+	return m->gate_windows > 0 && s->material >= m->gate_windows;
 }
 
 /* Keeps s as a closed incident (its id, or the next one) when it

@@ -58,6 +58,10 @@
  * (rv_incmerge_set_bursts, rv_incmerge_push_win) a stretch none of whose
  * windows lasts is held back until it has the bursts' number of flagged
  * windows, however strong: a page-in of a second flags three windows.
+ * With a gate, a stretch none of whose windows is material (struct
+ * rv_incwin) never qualifies, however strong or long: the detector judges
+ * moves against the spread it learnt, and a quiet host's spread is far
+ * below what could matter to any workload.
  *
  * Memory: 3 * (RV_INCMERGE_OPEN_MAX + 1) + 1 times nchan doubles (the
  * open incidents, the candidate, a split window), allocated at _new; the closed-incident array grows geometrically until
@@ -147,6 +151,8 @@ struct rv_incwin {
 	const double *weight;        /* chan_weight */
 	int lasting;                 /* 0: a flagged window whose evidence is a short
 					burst (pipeline/live.h), 1: it lasts */
+	int immaterial;              /* 1: a flagged window whose channels moved
+					less than could matter (pipeline/live.h) */
 };
 
 /*

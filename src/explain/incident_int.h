@@ -41,6 +41,8 @@ struct stretch {
 	size_t split;               /* its windows split from open incidents */
 	double cause_peak;          /* a follow-on phase: its cause's peak score */
 	size_t lasting;             /* its windows whose evidence lasts */
+	size_t material;            /* its windows whose evidence is material, */
+	double mat_peak, mat_excess; /* their peak score and summed excess */
 };
 
 struct rv_incmerge {

@@ -26,6 +26,9 @@ struct rv_live {
 	uint32_t *rank;
 	struct rv_ranked *rk;
 	uint8_t *chan_sub;
+	double *material;                /* each channel's materiality floor (catalog.h) */
+	uint8_t *stock;                  /* 1: a stock (rv_catalog_stock) */
+	uint8_t *kept_ch;                /* 1: memory taken and kept (rv_catalog_kept) */
 	struct rv_ens_scratch *scratch;
 	struct rv_kept kept;             /* the kept-memory channels (kept.h) */
 	const float *ref;                /* borrowed: their reference sample, or NULL */
@@ -45,6 +48,9 @@ void rv_live_free(struct rv_live *l)
 	free(l->rank);
 	free(l->rk);
 	free(l->chan_sub);
+	free(l->material);
+	free(l->stock);
+	free(l->kept_ch);
 	rv_ens_scratch_free(l->scratch);
 	rv_kept_fini(&l->kept);
 	free(l);
@@ -72,15 +78,22 @@ int rv_live_new(const struct rv_model *m, struct rv_live **out)
 	l->rank = calloc(n, sizeof(*l->rank));
 	l->rk = calloc(n, sizeof(*l->rk));
 	l->chan_sub = calloc(n, 1);
+	l->material = calloc(n, sizeof(*l->material));
+	l->stock = calloc(n, 1);
+	l->kept_ch = calloc(n, 1);
 	l->scratch = rv_ens_scratch_new(m->ens);
 	if (!l->tbl || !l->feat || !l->raw || !l->fscratch || !l->weight || !l->mean ||
-	    !l->nratio || !l->rank || !l->rk || !l->chan_sub || !l->scratch ||
+	    !l->nratio || !l->rank || !l->rk || !l->chan_sub || !l->material || !l->stock || !l->kept_ch || !l->scratch ||
 	    rv_kept_init(&l->kept, m) != 0) {
 		rv_live_free(l);
 		return -ENOMEM;
 	}
-	for (size_t c = 0; c < m->nchan; c++)
+	for (size_t c = 0; c < m->nchan; c++) {
 		l->chan_sub[c] = (uint8_t)rv_catalog_subsystem(m->names[c]);
+		l->material[c] = rv_catalog_material(m->names[c]);
+		l->stock[c] = (uint8_t)rv_catalog_stock(m->names[c]);
+		l->kept_ch[c] = (uint8_t)rv_catalog_kept(m->names[c]);
+	}
 	*out = l;
 	return 0;
 }
@@ -183,6 +196,61 @@ static double lasting_share(const struct rv_live *l)
 	return heavy > 0.0 ? moved / heavy : 1.0;
 }
 
+/* How far channel c moved against its materiality floor (1: by the
+ * floor; a channel without one counts 1 when it moved at all): the mean of
+ * its newest step of samples (of one reading at least, when held) against
+ * its training mean; for a stock against the mean of the window's oldest
+ * step (stocks are judged by how they move), for memory taken and kept
+ * against the reference sample (pipeline/kept.h). */
+static double moved(const struct rv_live *l, size_t c)
+{
+	const struct rv_model *m = l->m;
+	size_t w = m->window, n = m->step, hold = l->hold ? l->hold[c] : 1;
+	const float *x = l->tbl + c * w;
+	double ref = m->chan_mean ? m->chan_mean[c] : 0.0, sum = 0.0, d;
+
+	if (hold > n)
+		n = hold;
+	if (n > w || n == 0)
+		n = w;
+	for (size_t i = w - n; i < w; i++)
+		sum += x[i];
+	if (l->kept_ch[c] && l->ref) {
+		ref = l->ref[c];
+	} else if (l->stock[c]) {
+		ref = 0.0;
+		for (size_t i = 0; i < n; i++)
+			ref += x[i];
+		ref /= (double)n;
+	}
+	d = fabs(sum / (double)n - ref);
+	if (!(d > 0.0))
+		return 0.0;
+	return l->material[c] > 0.0 ? d / l->material[c] : 1.0;
+}
+
+/* Whether a channel of the heavier half of the attribution (ranked in
+ * l->rank) moved by its materiality floor at least. */
+static int material(const struct rv_live *l)
+{
+	const struct rv_model *m = l->m;
+	double total = 0.0, heavy = 0.0;
+
+	for (size_t c = 0; c < m->nchan; c++)
+		if (l->weight[c] > 0.0)
+			total += l->weight[c];
+	for (size_t k = 0; k < m->nchan && heavy < LASTING_HEAVY * total; k++) {
+		size_t c = l->rank[k];
+
+		if (!(l->weight[c] > 0.0))
+			break;
+		heavy += l->weight[c];
+		if (moved(l, c) >= 1.0)
+			return 1;
+	}
+	return 0;
+}
+
 void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_out *out)
 {
 	const struct rv_model *m = l->m;
@@ -216,11 +284,13 @@ void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_o
 	out->nrank = 0;
 	out->subsystem = RV_SUB_OTHER;
 	out->lasting_share = 1.0;
+	out->material = 1;
 	if (out->flagged) {
 		out->subsystem = rv_rank_channels(m->nchan, l->chan_sub, l->weight, l->rk, l->rank);
 		out->nrank = m->nchan;
 		if (!out->res.novel || !novel_lasts(l, out->res.novel_chan))
 			out->lasting_share = lasting_share(l);
+		out->material = out->res.novel || material(l);
 	}
 	out->lasting = out->lasting_share >= LASTING_SHARE;
 }

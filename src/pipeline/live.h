@@ -49,6 +49,17 @@ struct rv_live_out {
 	 * fault; a sustained fault moves its channels in every step. */
 	int lasting;
 	double lasting_share;        /* that share of the heavier half, 0..1 */
+	/* A flagged window's evidence is material (1): the novelty flagged
+	 * it, or a channel of the heavier half of the attribution moved by at
+	 * least its materiality floor (rv_catalog_material: the mean of its
+	 * newest step against its training mean; a memory stock's against
+	 * the mean of the window's oldest step, memory taken and kept against
+	 * its reference sample); 1 when not flagged. Else
+	 * (0) the window is real but small: a quiet host learns a spread far
+	 * below what matters, and 26 page-ins a second on an idle disk score
+	 * like a fault. The agent reports no incident that has no material
+	 * window (explain/incident.h). */
+	int material;
 };
 
 int rv_live_new(const struct rv_model *m, struct rv_live **out);

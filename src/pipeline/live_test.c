@@ -182,11 +182,14 @@ static void test_live_novelty_matches_offline(void **state)
 	rv_table_free(test);
 }
 
-/* The disturbed channels of test_lasting: ten storage gauges. */
+/* The disturbed channels of test_lasting: ten gauges of one kind of
+ * novelty_testdata.h, storage.await_ms:devK (3, outside the catalog) unless
+ * a test picks another. */
 enum { LT_N = 10 };
+static size_t lt_kind = 3;
 static size_t lt_chan(size_t k)
 {
-	return 3 + 5 * k;    /* storage.await_ms:devK (novelty_testdata.h) */
+	return lt_kind + 5 * k;
 }
 
 /*
@@ -310,12 +313,92 @@ static void test_lasting(void **state)
 	rv_table_free(test);
 }
 
+/* Names the gauges of novelty_testdata.h but the packet counters as
+ * catalog channels whose materiality floors lie far above their moves (a
+ * thousand a second, 1024 pages a second, 50 ms/s): only the packet
+ * counters and what a test moves can be material. */
+static void catalog_names(struct rv_table *t)
+{
+	for (size_t c = 0; c < QT_GAUGES; c++) {
+		char name[64];
+
+		if (c % 5 == 0)
+			snprintf(name, sizeof(name), "cpu.context_switches:%zu", c / 5);
+		else if (c % 5 == 1)
+			snprintf(name, sizeof(name), "mem.pgscan_kswapd:%zu", c / 5);
+		else if (c % 5 == 3)
+			snprintf(name, sizeof(name), "storage.weighted_time_ms:dev%zu", c / 5);
+		else if (c % 5 == 4)
+			snprintf(name, sizeof(name), "mem.pgfault:%zu", c / 5);
+		else
+			continue;
+		free(t->names[c]);
+		t->names[c] = strdup(name);
+		assert_non_null(t->names[c]);
+	}
+}
+
+/*
+ * Materiality (live.h): ten packet counters (net.rx_packets:ethK, a
+ * thousand packets a second matter) that move by 500 packets a second,
+ * near twice their spread, for most of the window flag it and last, but
+ * are not material; by 3000 they are. Ten device-time channels moving by
+ * 30 ms/s, six times their resolution, are not; by 100 ms/s they are. An
+ * unflagged window counts as material.
+ */
+static void test_material(void **state)
+{
+	struct rv_table *train = quiet_table(2400, 0, 1), *test = quiet_table(480, 2400, 2);
+	struct rv_detect_opts o;
+	struct rv_model *m = NULL;
+	struct rv_live *l = NULL;
+	struct rv_live_out out;
+	float *rm;
+	size_t end = 200;
+
+	(void)state;
+	catalog_names(train);
+	rv_detect_opts_default(&o);
+	o.ens.iforest.trees = 50;
+	assert_int_equal(rv_model_fit(&o, train, &m, NULL, NULL), 0);
+	rm = row_major(test);
+	assert_int_equal(rv_live_new(m, &l), 0);
+
+	out = lt_score(l, m, rm, end, 0, 0.0, 1);
+	assert_int_equal(out.flagged, 0);
+	assert_int_equal(out.material, 1);
+	lt_kind = 2;
+	out = lt_score(l, m, rm, end, 2 * m->step, 500.0, 1);
+	assert_int_equal(out.flagged, 1);
+	assert_int_equal(out.rank[0] % 5, 2);
+	assert_int_equal(out.lasting, 1);
+	assert_int_equal(out.material, 0);
+	out = lt_score(l, m, rm, end, 2 * m->step, 3000.0, 1);
+	assert_int_equal(out.flagged, 1);
+	assert_int_equal(out.material, 1);
+	lt_kind = 3;
+	out = lt_score(l, m, rm, end, 2 * m->step, 30.0, 1);
+	assert_int_equal(out.flagged, 1);
+	assert_int_equal(out.rank[0] % 5, 3);
+	assert_int_equal(out.material, 0);
+	out = lt_score(l, m, rm, end, 2 * m->step, 100.0, 1);
+	assert_int_equal(out.flagged, 1);
+	assert_int_equal(out.material, 1);
+
+	rv_live_free(l);
+	free(rm);
+	rv_model_free(m);
+	rv_table_free(train);
+	rv_table_free(test);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_live_matches_offline),
 		cmocka_unit_test(test_live_novelty_matches_offline),
 		cmocka_unit_test(test_lasting),
+		cmocka_unit_test(test_material),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
