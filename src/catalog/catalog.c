@@ -227,8 +227,16 @@ static const struct resolution materials[] = {
 	{ "requests", 4.0 },
 };
 
-/* Counts of which each one costs a task a stall: their resolution. */
-static const char *const material_each[] = { "mem.allocstall", "mem.compact_stall" };
+/* Metric types whose unit says too little: the stalls of direct reclaim
+ * and compaction, each of which costs a task (their resolution), and the
+ * tasks that exist on the host, of which a program starting adds a few
+ * (the runnable and blocked ones are counted in twos). */
+static const struct {
+	const char *type;
+	double value;
+} material_types[] = {
+	{ "mem.allocstall", 1.0 }, { "mem.compact_stall", 1.0 }, { "cpu.tasks_total", 100.0 },
+};
 
 double rv_catalog_material(const char *name)
 {
@@ -239,9 +247,9 @@ double rv_catalog_material(const char *name)
 		return 0.0;
 	if (m->kind == RV_KIND_EVENT)
 		return rv_catalog_resolution(name);
-	for (size_t i = 0; i < sizeof(material_each) / sizeof(material_each[0]); i++)
-		if (strcmp(type, material_each[i]) == 0)
-			return rv_catalog_resolution(name);
+	for (size_t i = 0; i < sizeof(material_types) / sizeof(material_types[0]); i++)
+		if (strcmp(type, material_types[i].type) == 0)
+			return material_types[i].value;
 	for (size_t i = 0; i < sizeof(materials) / sizeof(materials[0]); i++)
 		if (strcmp(m->unit, materials[i].unit) == 0)
 			return materials[i].value;

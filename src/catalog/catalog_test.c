@@ -200,8 +200,9 @@ static void test_resolution(void **state)
 }
 
 /* Materiality comes from the unit too, a thousand a second for counts;
- * events and the stalls of reclaim and compaction matter at one; none for
- * unknown names. Never below the resolution. */
+ * events and the stalls of reclaim and compaction matter at one, the tasks
+ * that exist at a hundred; none for unknown names. Never below the
+ * resolution. */
 static void test_material(void **state)
 {
 	(void)state;
@@ -216,6 +217,8 @@ static void test_material(void **state)
 	assert_true(rv_catalog_material("net.tcpext_tcp_timeouts") == 1.0);
 	assert_true(rv_catalog_material("mem.allocstall") == 1.0);
 	assert_true(rv_catalog_material("mem.compact_stall") == 1.0);
+	assert_true(rv_catalog_material("cpu.tasks_total") == 100.0);
+	assert_true(rv_catalog_material("cpu.procs_running") == 2.0);
 	assert_true(rv_catalog_material("nosuch.metric") == 0.0);
 	assert_true(rv_catalog_material(NULL) == 0.0);
 	for (size_t i = 0; i < rv_catalog_metric_count(); i++) {

@@ -393,6 +393,21 @@ double rv_ens_fuse_threshold(const struct rv_ensemble *e)
 	return e->fuse_thr;
 }
 
+double rv_ens_feature_sd(const struct rv_ensemble *e, size_t j)
+{
+	size_t lo = 0, hi = e->fs.nout;
+
+	while (lo < hi) {   /* keep[] is ascending */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->fs.keep[mid] < j)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < e->fs.nout && e->fs.keep[lo] == j ? e->fs.sd[lo] : 0.0;
+}
+
 size_t rv_ens_pca_ncomp(const struct rv_ensemble *e)
 {
 	return e->pca ? rv_pca_ncomp(e->pca) : 0;

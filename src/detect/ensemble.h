@@ -190,6 +190,10 @@ double rv_ens_threshold(const struct rv_ensemble *e, enum rv_det d);
 double rv_ens_fuse_threshold(const struct rv_ensemble *e);
 size_t rv_ens_pca_ncomp(const struct rv_ensemble *e);
 size_t rv_ens_features_kept(const struct rv_ensemble *e);
+/* The spread (standard deviation, after its floor) of feature column j over
+ * the training windows, as the scaler standardizes it; 0 when the column
+ * was dropped (constant while learning) or j is out of range. */
+double rv_ens_feature_sd(const struct rv_ensemble *e, size_t j);
 
 void rv_ens_save(const struct rv_ensemble *e, struct rv_wbuf *b);
 /* Loads a section written by rv_ens_save; the channel maps are stored too. */

@@ -663,6 +663,13 @@ static void test_overwrite_same_model(void **state)
 		assert_true(rv_ens_threshold(e[0], (enum rv_det)d) ==
 			    rv_ens_threshold(e[1], (enum rv_det)d));
 	assert_true(rv_ens_fuse_threshold(e[0]) == rv_ens_fuse_threshold(e[1]));
+	/* the spread of each kept column; none for the constant ones */
+	for (size_t j = 0; j <= WF; j++) {
+		double sd = rv_ens_feature_sd(e[0], j);
+
+		assert_true(sd == rv_ens_feature_sd(e[1], j));
+		assert_int_equal(sd > 0.0, j != 1 && j != NF / 2 + 1 && j < WF);
+	}
 	assert_int_equal(rv_ens_pca_ncomp(e[0]), rv_ens_pca_ncomp(e[1]));
 	for (size_t i = 0; i < ROWS; i += 7) {
 		struct rv_ens_result r0, r1;

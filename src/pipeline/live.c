@@ -29,6 +29,8 @@ struct rv_live {
 	double *material;                /* each channel's materiality floor (catalog.h) */
 	uint8_t *stock;                  /* 1: a stock (rv_catalog_stock) */
 	uint8_t *kept_ch;                /* 1: memory taken and kept (rv_catalog_kept) */
+	uint8_t *lasts;                  /* 1: judged by material_lasts */
+	double *spread;                  /* training sd of each channel's window mean, or 0 */
 	struct rv_ens_scratch *scratch;
 	struct rv_kept kept;             /* the kept-memory channels (kept.h) */
 	const float *ref;                /* borrowed: their reference sample, or NULL */
@@ -51,6 +53,8 @@ void rv_live_free(struct rv_live *l)
 	free(l->material);
 	free(l->stock);
 	free(l->kept_ch);
+	free(l->lasts);
+	free(l->spread);
 	rv_ens_scratch_free(l->scratch);
 	rv_kept_fini(&l->kept);
 	free(l);
@@ -81,18 +85,24 @@ int rv_live_new(const struct rv_model *m, struct rv_live **out)
 	l->material = calloc(n, sizeof(*l->material));
 	l->stock = calloc(n, 1);
 	l->kept_ch = calloc(n, 1);
+	l->lasts = calloc(n, 1);
+	l->spread = calloc(n, sizeof(*l->spread));
 	l->scratch = rv_ens_scratch_new(m->ens);
 	if (!l->tbl || !l->feat || !l->raw || !l->fscratch || !l->weight || !l->mean ||
-	    !l->nratio || !l->rank || !l->rk || !l->chan_sub || !l->material || !l->stock || !l->kept_ch || !l->scratch ||
+	    !l->nratio || !l->rank || !l->rk || !l->chan_sub || !l->material || !l->stock || !l->kept_ch || !l->lasts || !l->spread || !l->scratch ||
 	    rv_kept_init(&l->kept, m) != 0) {
 		rv_live_free(l);
 		return -ENOMEM;
 	}
-	for (size_t c = 0; c < m->nchan; c++) {
+	for (size_t c = 0, off = 0; c < m->nchan; c++) {
 		l->chan_sub[c] = (uint8_t)rv_catalog_subsystem(m->names[c]);
 		l->material[c] = rv_catalog_material(m->names[c]);
 		l->stock[c] = (uint8_t)rv_catalog_stock(m->names[c]);
 		l->kept_ch[c] = (uint8_t)rv_catalog_kept(m->names[c]);
+		l->lasts[c] = l->material[c] > rv_catalog_resolution(m->names[c]);
+		if (m->masks[c] & RV_FEAT_BIT(RV_F_MEAN))   /* its first feature */
+			l->spread[c] = rv_ens_feature_sd(m->ens, off);
+		off += rv_featmat_width(1, &m->masks[c]);
 	}
 	*out = l;
 	return 0;
@@ -102,7 +112,15 @@ int rv_live_new(const struct rv_model *m, struct rv_live **out)
  * the readings of a held channel, the distance a sample must lie out. */
 static const double LASTING_SHARE = 1.0 / 3.0;
 static const double LASTING_HEAVY = 0.5;
-enum { LASTING_STEPS = 2, LASTING_READINGS = 3 };
+enum { LASTING_STEPS = 2, LASTING_READINGS = 3, MATERIAL_TOP = 8 };
+/* The fused score above which a window whose top channels include one
+ * that moved materially in each of its newest steps lasts: where the
+ * agent's gate reports at once (report_severity major). */
+static const double MATERIAL_STRONG = 2.0;
+/* ... and whose move lies this many times the spread of the channel's
+ * window mean while learning beyond its training mean: not a swing the
+ * host makes anyway. */
+static const double MATERIAL_SPREAD = 3.0;
 static const double LASTING_LEVEL = 0.5;
 
 void rv_live_set_hold(struct rv_live *l, const uint8_t *hold)
@@ -196,24 +214,18 @@ static double lasting_share(const struct rv_live *l)
 	return heavy > 0.0 ? moved / heavy : 1.0;
 }
 
-/* How far channel c moved against its materiality floor (1: by the
- * floor; a channel without one counts 1 when it moved at all): the mean of
- * its newest step of samples (of one reading at least, when held) against
- * its training mean; for a stock against the mean of the window's oldest
- * step (stocks are judged by how they move), for memory taken and kept
- * against the reference sample (pipeline/kept.h). */
-static double moved(const struct rv_live *l, size_t c)
+/* How far channel c moved over the n samples before sample `end` of the
+ * window: their mean against the channel's training mean; for a stock
+ * against the mean of the window's oldest n samples (stocks are judged by
+ * how they move), for memory taken and kept against the reference sample
+ * (pipeline/kept.h). */
+static double moved_by(const struct rv_live *l, size_t c, size_t end, size_t n)
 {
 	const struct rv_model *m = l->m;
-	size_t w = m->window, n = m->step, hold = l->hold ? l->hold[c] : 1;
-	const float *x = l->tbl + c * w;
-	double ref = m->chan_mean ? m->chan_mean[c] : 0.0, sum = 0.0, d;
+	const float *x = l->tbl + c * m->window;
+	double ref = m->chan_mean ? m->chan_mean[c] : 0.0, sum = 0.0;
 
-	if (hold > n)
-		n = hold;
-	if (n > w || n == 0)
-		n = w;
-	for (size_t i = w - n; i < w; i++)
+	for (size_t i = end - n; i < end; i++)
 		sum += x[i];
 	if (l->kept_ch[c] && l->ref) {
 		ref = l->ref[c];
@@ -223,10 +235,61 @@ static double moved(const struct rv_live *l, size_t c)
 			ref += x[i];
 		ref /= (double)n;
 	}
-	d = fabs(sum / (double)n - ref);
-	if (!(d > 0.0))
-		return 0.0;
-	return l->material[c] > 0.0 ? d / l->material[c] : 1.0;
+	return fabs(sum / (double)n - ref);
+}
+
+/* Samples of channel c that make one step of it: the window's step, or
+ * one reading when it is held longer; never more than the window. */
+static size_t step_of(const struct rv_live *l, size_t c)
+{
+	size_t n = l->m->step, hold = l->hold ? l->hold[c] : 1;
+
+	if (hold > n)
+		n = hold;
+	return n > l->m->window || n == 0 ? l->m->window : n;
+}
+
+/* Whether channel c moved by its materiality floor over the window's
+ * newest step (a channel without a floor: when it moved at all). */
+static int moved_material(const struct rv_live *l, size_t c)
+{
+	double d = moved_by(l, c, l->m->window, step_of(l, c));
+
+	return d > 0.0 && d >= l->material[c];
+}
+
+/* Whether one of the window's MATERIAL_TOP most responsible channels moved
+ * by its materiality floor, and by MATERIAL_SPREAD times the spread of its
+ * window mean while learning, in each of the newest LASTING_STEPS steps (a
+ * held channel: LASTING_READINGS readings); channels whose floor is their
+ * resolution (sparse error counts, where one is news: the novelty judges
+ * them) or that have none aside. A fault that takes a
+ * resource moves it in every step; its start-up (the pages of the program
+ * that begins it, read in and faulted) may outweigh it for seconds, and
+ * does not hide that it lasts. */
+static int material_lasts(const struct rv_live *l)
+{
+	const struct rv_model *m = l->m;
+
+	for (size_t k = 0; k < m->nchan && k < MATERIAL_TOP; k++) {
+		size_t c = l->rank[k], n = step_of(l, c), steps = LASTING_STEPS, i;
+
+		if (!(l->weight[c] > 0.0))
+			break;
+		if (!l->lasts[c])
+			continue;
+		if (l->hold && l->hold[c] > 1)
+			steps = LASTING_READINGS;
+		for (i = 0; i < steps && (i + 1) * n <= m->window; i++) {
+			double d = moved_by(l, c, m->window - i * n, n);
+
+			if (d < l->material[c] || d < MATERIAL_SPREAD * l->spread[c])
+				break;
+		}
+		if (i == steps)
+			return 1;
+	}
+	return 0;
 }
 
 /* Whether a channel of the heavier half of the attribution (ranked in
@@ -245,7 +308,7 @@ static int material(const struct rv_live *l)
 		if (!(l->weight[c] > 0.0))
 			break;
 		heavy += l->weight[c];
-		if (moved(l, c) >= 1.0)
+		if (moved_material(l, c))
 			return 1;
 	}
 	return 0;
@@ -292,5 +355,6 @@ void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_o
 			out->lasting_share = lasting_share(l);
 		out->material = out->res.novel || material(l);
 	}
-	out->lasting = out->lasting_share >= LASTING_SHARE;
+	out->lasting = out->lasting_share >= LASTING_SHARE ||
+		       (out->res.fused > MATERIAL_STRONG && material_lasts(l));
 }

@@ -46,7 +46,15 @@ struct rv_live_out {
 	 * there did (a held channel: rv_live_set_hold). One sample appears in window / step windows, so without
 	 * this a page-in of a second (a program starting, a file read back
 	 * after reclaim) flags three windows at once with every sign of a
-	 * fault; a sustained fault moves its channels in every step. */
+	 * fault; a sustained fault moves its channels in every step. A
+	 * strong window (fused score above 2, where the agent reports at
+	 * once) lasts too when one of its 8 most responsible channels moved
+	 * by its materiality floor (below), and by three times the spread
+	 * of its window mean while learning, in each of its newest two steps
+	 * (a held channel: three readings; sparse error counts aside): the
+	 * start-up of the program that begins a fault (its pages faulted in
+	 * and read) outweighs the fault for seconds, and must not hide that
+	 * the fault lasts. */
 	int lasting;
 	double lasting_share;        /* that share of the heavier half, 0..1 */
 	/* A flagged window's evidence is material (1): the novelty flagged
