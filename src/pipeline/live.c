@@ -263,10 +263,10 @@ static int moved_material(const struct rv_live *l, size_t c)
  * window mean while learning, in each of the newest LASTING_STEPS steps (a
  * held channel: LASTING_READINGS readings); channels whose floor is their
  * resolution (sparse error counts, where one is news: the novelty judges
- * them) or that have none aside. A fault that takes a
- * resource moves it in every step; its start-up (the pages of the program
- * that begins it, read in and faulted) may outweigh it for seconds, and
- * does not hide that it lasts. */
+ * them) or that have none aside. A fault that takes a resource moves it
+ * in every step; its start-up (the pages of the program that begins it,
+ * read in and faulted) may outweigh it for seconds, and does not hide
+ * that it lasts. */
 static int material_lasts(const struct rv_live *l)
 {
 	const struct rv_model *m = l->m;
