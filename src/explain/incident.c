@@ -279,8 +279,6 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, const st
 	in->end_ts = p->ts;
 	in->detectors |= p->detectors;
 	s->score_sum += score;
-	if (score > 1)
-		s->excess += score - 1;
 	s->lasting += p->lasting != 0;
 	if (!p->immaterial) {
 		if (s->material++ == 0 || score > s->mat_peak)

@@ -23,7 +23,6 @@ struct stretch {
 	uint64_t id;                /* given once it qualifies (or at close), 0 before */
 	struct rv_incident in;      /* summary fields filled by rv_incmerge_summarise() */
 	double score_sum;
-	double excess;              /* sum of max(0, score - 1) over its windows */
 	double *acc;                /* nchan: weight summed while the onset lasts */
 	double *onset;              /* nchan: acc at the onset's peak */
 	double *recent;             /* nchan: recent weight per window, after the onset */
