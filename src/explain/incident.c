@@ -17,9 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A window belongs to the open incident while its onset channels carry at
- * least this share of their onset weight per window. */
-static const double CONTINUE_LEVEL = 0.25;
 /* The onset channels: the heaviest ones, until they hold this much of the
  * onset's weight. */
 static const double ONSET_COVER = 0.8;
@@ -127,50 +124,6 @@ static void stretch_open(const struct rv_incmerge *m, struct stretch *s, size_t 
 	s->open = 1;
 }
 
-/* Up to n channels by weight w, heaviest first; equal weights keep index
- * order. Returns how many have a positive weight. */
-static size_t heaviest(const double *w, size_t nchan, uint32_t *top, size_t n)
-{
-	size_t k = 0;
-
-	for (size_t c = 0; c < nchan; c++) {
-		if (!(w[c] > 0))
-			continue;
-		size_t pos = k;
-		while (pos > 0 && w[c] > w[top[pos - 1]])
-			pos--;
-		if (pos >= n)
-			continue;
-		if (k < n)
-			k++;
-		memmove(&top[pos + 1], &top[pos], (k - 1 - pos) * sizeof(top[0]));
-		top[pos] = (uint32_t)c;
-	}
-	return k;
-}
-
-/* Channel c lasts in the window of weights w: it carries CONTINUE_LEVEL of
- * its weight per window in the onset (onset_n windows) at least. */
-static int lasts(const double *onset, size_t onset_n, const double *w, size_t c)
-{
-	return isfinite(w[c]) && w[c] >= CONTINUE_LEVEL * onset[c] / (double)onset_n;
-}
-
-/* The onset weights (of onset_n windows) of the channels that last in the
- * window of weights w, into out (onset itself is fine); all of them when
- * none would stay. */
-static void keep_lasting(const struct rv_incmerge *m, const double *onset, size_t onset_n,
-			 const double *w, double *out)
-{
-	double kept = 0;
-
-	for (size_t c = 0; c < m->nchan; c++)
-		if (onset[c] > 0 && lasts(onset, onset_n, w, c))
-			kept += onset[c];
-	for (size_t c = 0; c < m->nchan; c++)
-		out[c] = kept > 0 && onset[c] > 0 && !lasts(onset, onset_n, w, c) ? 0 : onset[c];
-}
-
 /*
  * Channels of the onset that do not last are its start-up or bursts beside
  * it, not what the incident is about: a noisy neighbour's binary paged in
@@ -229,7 +182,7 @@ static void onset_freeze(const struct rv_incmerge *m, struct stretch *s)
 	double total = 0, sum = 0, level = 0;
 
 	drop_transients(m, s);
-	n = heaviest(s->onset, m->nchan, top, ONSET_CHANNELS);
+	n = rv_incmerge_heaviest(s->onset, m->nchan, top, ONSET_CHANNELS);
 	for (size_t c = 0; c < m->nchan; c++)
 		total += s->onset[c];
 	s->noset = 0;
@@ -259,12 +212,39 @@ static void recent_add(const struct rv_incmerge *m, struct stretch *s, double sc
 	}
 }
 
+/*
+ * With a gate, an incident begins at its first material window: flagged
+ * windows before it whose channels moved less than could matter (the
+ * detectors' view of a quiet host's noise, a file read back) are no part
+ * of its onset, and would put their channels in its blame. A stretch that
+ * has had none starts afresh there, keeping its place (a follow-on phase
+ * stays one) and its length so far (min_windows counts every flagged
+ * window of it: one that lasted is no blip).
+ */
+static void stretch_restart(const struct rv_incmerge *m, struct stretch *s,
+			    const struct rv_incwin *p)
+{
+	struct stretch keep = *s;
+
+	stretch_open(m, s, p->win, p->ts);
+	s->in.phase = keep.in.phase;
+	s->in.follows = keep.in.follows;
+	s->cause_peak = keep.cause_peak;
+	s->alone = keep.alone;
+	s->split = keep.split;
+	s->prefix = keep.prefix + keep.in.flagged;
+}
+
 static void stretch_add(const struct rv_incmerge *m, struct stretch *s, const struct rv_incwin *p,
 			const double *chan_weight)
 {
 	struct rv_incident *in = &s->in;
 	double score = p->score;
-	int peak = in->flagged == 0 || score > in->peak_score;
+	int peak;
+
+	if (m->gate_peak > 0 && !p->immaterial && s->material == 0 && in->flagged > 0 && !s->id)
+		stretch_restart(m, s, p);
+	peak = in->flagged == 0 || score > in->peak_score;
 
 	if (peak)
 		in->peak_score = score;
@@ -313,37 +293,6 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, const st
 }
 
 /*
- * A subsystem's weight is the sum of its SUB_LEADERS heaviest channels, not
- * of all of them: a subsystem with many channels that move together (a
- * family per CPU, the page cache in a dozen gauges) would otherwise
- * outweigh one whose few channels say more. The shares are of the
- * leaders' total.
- */
-enum { SUB_LEADERS = 3 };
-
-static void subsystem_weights(const struct rv_incmerge *m, const double *acc, double *sub_sum)
-{
-	double best[RV_SUB_COUNT][SUB_LEADERS] = { { 0 } };
-
-	for (size_t c = 0; c < m->nchan; c++) {
-		double *b = best[m->chan_sub[c]], w = isfinite(acc[c]) ? acc[c] : 0;
-
-		for (int k = 0; k < SUB_LEADERS; k++)
-			if (w > b[k]) {
-				double t = b[k];
-
-				b[k] = w;
-				w = t;
-			}
-	}
-	for (int s = 0; s < RV_SUB_COUNT; s++) {
-		sub_sum[s] = 0.0;
-		for (int k = 0; k < SUB_LEADERS; k++)
-			sub_sum[s] += best[s][k];
-	}
-}
-
-/*
  * Whether a flagged window continues the open incident: always during the
  * onset, and after it while the onset channels carry CONTINUE_LEVEL of
  * their onset weight per window, each channel counted up to its own onset
@@ -373,45 +322,6 @@ static int belongs(const struct rv_incmerge *m, const struct stretch *s, const d
 			sum += v < cap ? v : cap;
 	}
 	return sum >= CONTINUE_LEVEL * s->onset_level;
-}
-
-/*
- * Subsystem, shares and top channels from the onset's weights; while the
- * onset still gathers (an incident reported open, or one that closed
- * before its onset was over), from those of its channels that last in its
- * last window, as at the onset's end (drop_transients): a noisy
- * neighbour's binary read from disk does not blame the disk even at open.
- * One window here, where the onset's end looks at two: at open the window
- * before the last is often the start-up itself.
- */
-void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
-			   struct rv_incident *in)
-{
-	double sub_sum[RV_SUB_COUNT] = { 0 };
-	double total = 0, sub_total = 0, best = 0;
-	const double *onset = s->onset;
-
-	if (!s->onset_done && s->have_last && s->onset_n > 1) {
-		keep_lasting(m, s->onset, s->onset_n, s->hist + (s->nhist - 1) * m->nchan, m->sumw);
-		onset = m->sumw;
-	}
-	for (size_t c = 0; c < m->nchan; c++)
-		total += onset[c];
-	subsystem_weights(m, onset, sub_sum);
-	for (int k = 0; k < RV_SUB_COUNT; k++)
-		sub_total += sub_sum[k];
-	in->mean_score = s->score_sum / (double)in->flagged;
-	in->subsystem = RV_SUB_OTHER;
-	for (int k = 0; k < RV_SUB_COUNT; k++) {
-		in->sub_share[k] = sub_total > 0 ? sub_sum[k] / sub_total : 0.0;
-		if (sub_sum[k] > best) {
-			best = sub_sum[k];
-			in->subsystem = (enum rv_subsystem)k;
-		}
-	}
-	in->ntop = total > 0 ? heaviest(onset, m->nchan, in->top, RV_INCIDENT_TOP_MAX) : 0;
-	for (size_t i = 0; i < in->ntop; i++)
-		in->top_weight[i] = onset[in->top[i]] / total;
 }
 
 /*
@@ -466,7 +376,7 @@ static int qualifies(const struct rv_incmerge *m, const struct stretch *s)
 {
 	const struct rv_incident *in = &s->in;
 
-	if (in->flagged == 0 || in->flagged < m->min_windows)
+	if (in->flagged == 0 || in->flagged + s->prefix < m->min_windows)
 		return 0;
 	if (m->gate_peak <= 0)
 		return 1;

@@ -11,7 +11,13 @@
  * their onset weight per window) leave it, unless nothing would stay. From
  * the 5th window on they never change, however the incident goes on.
  * Before that (an incident peeked at open, one closed sooner) the channels
- * gone by its latest window leave the summary the same way.
+ * gone by its latest window leave the summary the same way. Its subsystem
+ * is the one whose 3 heaviest onset channels weigh most, a channel within
+ * 0.5 % of the weight of one already counted being the same signal under
+ * another name (counted once). With a gate, the onset begins at the
+ * incident's first material window (struct rv_incwin): the flagged
+ * windows before it leave nothing in its blame, and the incident begins
+ * there (they still count towards min_windows).
  *
  * Close on what opened it. After the onset, a flagged window continues the
  * incident only while the onset channels (the heaviest ones, holding 80 %

@@ -217,14 +217,21 @@ static void test_material_gate(void **state)
 	assert_int_equal(rv_incmerge_dropped(m), 1);
 	rv_incmerge_free(m);
 
-	/* a strong material window: reported from the stretch's start */
+	/* a strong material window: reported, beginning there (the
+	 * immaterial windows before it are no part of its blame, but count
+	 * for its length: min_windows 2 is met) */
 	m = gated(2.0, 3, 0);
 	push_w(m, 0, 2, 4.0, 1, 0);
 	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);
 	push_w(m, 2, 1, 2.5, 1, 1);
 	assert_int_equal(rv_incmerge_peek_open(m, &in), 1);
-	assert_int_equal(in.first_win, 0);
-	assert_true(in.peak_score == 4.0);         /* the incident's own peak */
+	assert_int_equal(in.first_win, 2);
+	assert_int_equal(in.flagged, 1);
+	assert_true(in.peak_score == 2.5);
+	push_w(m, 3, 1, 4.0, 1, 0);                 /* immaterial, but inside it now */
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 1);
+	assert_int_equal(in.first_win, 2);
+	assert_true(in.peak_score == 4.0);
 	rv_incmerge_free(m);
 
 	/* moderate material windows: their summed excess, at the third */
@@ -243,6 +250,74 @@ static void test_material_gate(void **state)
 	rv_incmerge_free(m);
 }
 
+/*
+ * The blame of an incident comes from its material windows on: flagged
+ * windows before its first material one (a file read back on a quiet
+ * host) leave nothing in it, so a CPU hog that follows them is a cpu
+ * incident, beginning at its first material window.
+ */
+static void test_blame_from_first_material(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "storage.reads:vda", "cpu.user_pct",
+					      "cpu.idle_pct" };
+	static const double reads[] = { 1.0, 0.0, 0.0 }, hog[] = { 0.1, 0.3, 0.25 };
+	struct rv_incmerge *m = rv_incmerge_new(3, names, 2, 2);
+	struct rv_incident in;
+
+	assert_non_null(m);
+	rv_incmerge_set_gate(m, 2.0, 8);
+	for (size_t i = 0; i < 8; i++) {
+		int hogs = i >= 3;
+		struct rv_incwin w = { .win = i, .ts = (double)i, .flagged = 1,
+				       .score = hogs ? 2.5 : 3.0, .detectors = 1u,
+				       .weight = hogs ? hog : reads, .lasting = 1,
+				       .immaterial = !hogs };
+
+		assert_int_equal(rv_incmerge_push_win(m, &w), 0);
+		assert_int_equal(rv_incmerge_peek_open(m, &in), hogs);
+	}
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	in = *rv_incmerge_get(m, 0);
+	assert_int_equal(in.subsystem, RV_SUB_CPU);
+	assert_int_equal(in.first_win, 3);
+	assert_int_equal(in.flagged, 5);
+	assert_true(in.sub_share[RV_SUB_STORAGE] < 0.2);
+	rv_incmerge_free(m);
+}
+
+/*
+ * One signal the kernel keeps under several names (a node's counter on a
+ * host of one node, minor faults where there are no major ones) counts
+ * once among its subsystem's leaders: two mem channels with the same
+ * weight do not outweigh cpu's two distinct ones, while two mem channels
+ * of different weight still add up.
+ */
+static void test_same_signal_counts_once(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "mem.anon_pages_bytes",
+					      "mem.node_anon_pages_bytes:node0", "cpu.user_pct",
+					      "cpu.idle_pct" };
+	static const double dup[] = { 0.3, 0.3, 0.25, 0.2 }, distinct[] = { 0.3, 0.28, 0.25, 0.2 };
+	const double *w[] = { dup, distinct };
+	const enum rv_subsystem want[] = { RV_SUB_CPU, RV_SUB_MEM };
+
+	for (int k = 0; k < 2; k++) {
+		struct rv_incmerge *m = rv_incmerge_new(4, names, 0, 1);
+
+		assert_non_null(m);
+		assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 2.0, 1u, w[k]), 0);
+		assert_int_equal(rv_incmerge_push(m, 1, 1, 1, 2.0, 1u, w[k]), 0);
+		assert_int_equal(rv_incmerge_finish(m), 0);
+		assert_int_equal(rv_incmerge_get(m, 0)->subsystem, want[k]);
+		/* both names stay among its top channels */
+		assert_int_equal(rv_incmerge_get(m, 0)->ntop, 4);
+		rv_incmerge_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +325,8 @@ int main(void)
 		cmocka_unit_test(test_sustained_gate),
 		cmocka_unit_test(test_burst_gate),
 		cmocka_unit_test(test_material_gate),
+		cmocka_unit_test(test_blame_from_first_material),
+		cmocka_unit_test(test_same_signal_counts_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,10 @@ enum {
 	ONSET_CHANNELS = RV_INCIDENT_TOP_MAX,
 };
 
+/* A window belongs to the open incident while its onset channels carry at
+ * least this share of their onset weight per window. */
+static const double CONTINUE_LEVEL = 0.25;
+
 /* A run of flagged windows: an open incident, or the candidate. */
 struct stretch {
 	int open;
@@ -38,6 +42,7 @@ struct stretch {
 	double onset_level;         /* the onset channels' weight per window */
 	size_t alone;               /* its windows no open incident took too */
 	size_t split;               /* its windows split from open incidents */
+	size_t prefix;              /* flagged windows before its first material one */
 	double cause_peak;          /* a follow-on phase: its cause's peak score */
 	size_t lasting;             /* its windows whose evidence lasts */
 	size_t material;            /* its windows whose evidence is material, */
@@ -75,6 +80,9 @@ struct rv_incmerge {
 	uint64_t next_id;
 };
 
+/* Up to n channels by weight w, heaviest first; equal weights keep index
+ * order. Returns how many have a positive weight. */
+size_t rv_incmerge_heaviest(const double *w, size_t nchan, uint32_t *top, size_t n);
 /* Subsystem, shares and top channels of s from its onset's weights. */
 void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
 			   struct rv_incident *in);

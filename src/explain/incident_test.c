@@ -259,7 +259,7 @@ static void test_subsystem_by_sum(void **state)
 	static const char *const names[] = { "net.x", "net.y", "cpu.z", "weird" };
 	struct rv_incmerge *m = rv_incmerge_new(4, names, 0, 1);
 	assert_non_null(m);
-	const double w[] = { 2, 2, 3, 0 };
+	const double w[] = { 2, 2.5, 3, 0 };
 	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1, 0, w), 0);
 	/* only an unknown-subsystem channel: other */
 	const double w_other[] = { 0, 0, 0, 4 };
@@ -268,7 +268,7 @@ static void test_subsystem_by_sum(void **state)
 	const struct rv_incident *in = rv_incmerge_get(m, 0);
 	assert_int_equal(in->subsystem, RV_SUB_NET);
 	assert_int_equal(in->top[0], 2);
-	assert_near(in->top_weight[0], 3.0 / 7.0, EPS);
+	assert_near(in->top_weight[0], 3.0 / 7.5, EPS);
 	assert_int_equal(rv_incmerge_get(m, 1)->subsystem, RV_SUB_OTHER);
 	rv_incmerge_free(m);
 }
