@@ -218,8 +218,14 @@ static void recent_add(const struct rv_incmerge *m, struct stretch *s, double sc
  * detectors' view of a quiet host's noise, a file read back) are no part
  * of its onset, and would put their channels in its blame. A stretch that
  * has had none starts afresh there, keeping its place (a follow-on phase
- * stays one) and its length so far (min_windows counts every flagged
- * window of it: one that lasted is no blip).
+ * stays one), its length so far (min_windows counts every flagged
+ * window of it: one that lasted is no blip) and its lasting windows (the
+ * burst rule judges the whole stretch). So does a stretch not
+ * reported yet, all of whose windows were weak (at or below the gate's
+ * peak), at its first strong material window: a fault that begins within
+ * a few windows of a weak stretch of something else (pages read back,
+ * the background's swings) is blamed on what it moves, not on what
+ * lingered in those weak windows at a level of its own.
  */
 static void stretch_restart(const struct rv_incmerge *m, struct stretch *s,
 			    const struct rv_incwin *p)
@@ -233,6 +239,18 @@ static void stretch_restart(const struct rv_incmerge *m, struct stretch *s,
 	s->alone = keep.alone;
 	s->split = keep.split;
 	s->prefix = keep.prefix + keep.in.flagged;
+	s->lasting = keep.lasting;
+}
+
+/* Whether p begins s afresh (stretch_restart): with a gate, in a stretch
+ * not reported yet, its first material window, and its first strong one
+ * (above the gate's peak) after nothing but weak ones. */
+static int restarts(const struct rv_incmerge *m, const struct stretch *s,
+		    const struct rv_incwin *p)
+{
+	if (!(m->gate_peak > 0) || p->immaterial || s->id || s->in.flagged == 0)
+		return 0;
+	return s->material == 0 || (p->score > m->gate_peak && s->in.peak_score <= m->gate_peak);
 }
 
 static void stretch_add(const struct rv_incmerge *m, struct stretch *s, const struct rv_incwin *p,
@@ -242,7 +260,7 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, const st
 	double score = p->score;
 	int peak;
 
-	if (m->gate_peak > 0 && !p->immaterial && s->material == 0 && in->flagged > 0 && !s->id)
+	if (restarts(m, s, p))
 		stretch_restart(m, s, p);
 	peak = in->flagged == 0 || score > in->peak_score;
 

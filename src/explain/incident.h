@@ -17,7 +17,9 @@
  * another name (counted once). With a gate, the onset begins at the
  * incident's first material window (struct rv_incwin): the flagged
  * windows before it leave nothing in its blame, and the incident begins
- * there (they still count towards min_windows).
+ * there (they still count towards min_windows and the burst rule); so
+ * does a stretch not reported yet, all of whose windows were weak (at or
+ * below the gate's peak), at its first strong material window.
  *
  * Close on what opened it. After the onset, a flagged window continues the
  * incident only while the onset channels (the heaviest ones, holding 80 %

@@ -150,7 +150,8 @@ static void test_sustained_gate(void **state)
  * The gate with bursts (rv_incmerge_set_bursts): a strong stretch none of
  * whose windows lasts is not reported until it has the bursts' windows,
  * and is a blip when it stops before; one lasting window lets the usual
- * gate decide, from that window on. Without the rule, or without a gate,
+ * gate decide (the incident beginning at its first strong window when the
+ * ones before were weak). Without the rule, or without a gate,
  * lasting changes nothing.
  */
 static void test_burst_gate(void **state)
@@ -165,7 +166,8 @@ static void test_burst_gate(void **state)
 	assert_int_equal(rv_incmerge_dropped(m), 1);
 	push_w(m, 7, 1, 4.0, 0, 1);
 	assert_int_equal(rv_incmerge_peek_open(m, &in), 1);    /* lasted at window 6 */
-	assert_int_equal(in.first_win, 6);
+	assert_int_equal(in.first_win, 7);    /* begins at its first strong window */
+	assert_int_equal(in.flagged, 1);
 	rv_incmerge_free(m);
 
 	/* bursts that go on: reported at their 10th window, not before */
@@ -288,6 +290,60 @@ static void test_blame_from_first_material(void **state)
 }
 
 /*
+ * A fault that begins a few windows after a weak stretch of something
+ * else (pages read back, material but scoring just over the threshold)
+ * is blamed on what it moves: the stretch, not reported yet and weak
+ * throughout, begins afresh at its first strong material window. Once a
+ * strong window has been seen, a stronger one does not restart it.
+ */
+static void test_strong_after_weak_restarts(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "storage.reads:vda", "cpu.idle_pct",
+					      "mem.anon_pages_bytes" };
+	static const double reads[] = { 1.0, 0.2, 0.0 }, leak[] = { 0.0, 0.1, 1.0 };
+	struct rv_incmerge *m = rv_incmerge_new(3, names, 2, 2);
+	struct rv_incident in;
+	/* weak reads at 0..2, two quiet windows, the leak from 5 on */
+	const double score[] = { 1.1, 1.05, 1.1, 0, 0, 6.0, 8.0, 7.0, 7.0, 7.0, 7.0 };
+
+	assert_non_null(m);
+	rv_incmerge_set_gate(m, 2.0, 8);
+	for (size_t i = 0; i < sizeof(score) / sizeof(score[0]); i++) {
+		struct rv_incwin w = { .win = i, .ts = (double)i, .flagged = score[i] > 0,
+				       .score = score[i], .detectors = 1u,
+				       .weight = i < 5 ? reads : leak, .lasting = 1 };
+
+		assert_int_equal(rv_incmerge_push_win(m, &w), 0);
+	}
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 1);
+	assert_int_equal(in.first_win, 5);
+	assert_int_equal(in.subsystem, RV_SUB_MEM);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	assert_int_equal(rv_incmerge_get(m, 0)->first_win, 5);
+	assert_int_equal(rv_incmerge_get(m, 0)->subsystem, RV_SUB_MEM);
+	assert_true(rv_incmerge_get(m, 0)->sub_share[RV_SUB_STORAGE] == 0.0);
+	rv_incmerge_free(m);
+
+	/* strong from the start: 6.0 then 8.0 is one stretch from window 0 */
+	m = rv_incmerge_new(3, names, 2, 2);
+	assert_non_null(m);
+	rv_incmerge_set_gate(m, 2.0, 8);
+	for (size_t i = 0; i < 4; i++) {
+		struct rv_incwin w = { .win = i, .ts = (double)i, .flagged = 1,
+				       .score = i == 0 ? 6.0 : 8.0, .detectors = 1u,
+				       .weight = i == 0 ? reads : leak, .lasting = 1 };
+
+		assert_int_equal(rv_incmerge_push_win(m, &w), 0);
+	}
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_get(m, 0)->first_win, 0);
+	assert_int_equal(rv_incmerge_get(m, 0)->flagged, 4);
+	rv_incmerge_free(m);
+}
+
+/*
  * One signal the kernel keeps under several names (a node's counter on a
  * host of one node, minor faults where there are no major ones) counts
  * once among its subsystem's leaders: two mem channels with the same
@@ -327,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_material_gate),
 		cmocka_unit_test(test_blame_from_first_material),
 		cmocka_unit_test(test_same_signal_counts_once),
+		cmocka_unit_test(test_strong_after_weak_restarts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
