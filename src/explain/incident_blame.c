@@ -85,7 +85,7 @@ static void subsystem_weights(const struct rv_incmerge *m, const double *acc, do
 			if (same_signal(w, b[k]))
 				dup = k;
 		if (dup >= 0) {
-			/* keep the larger of the two, leaders stay sorted */
+			/* the larger of the two stands for it (only the sum is read) */
 			if (w > b[dup])
 				b[dup] = w;
 			continue;
