@@ -85,9 +85,15 @@ static void subsystem_weights(const struct rv_incmerge *m, const double *acc, do
 			if (same_signal(w, b[k]))
 				dup = k;
 		if (dup >= 0) {
-			/* the larger of the two stands for it (only the sum is read) */
+			/* the larger of the two stands for it; leaders stay sorted */
 			if (w > b[dup])
 				b[dup] = w;
+			for (k = dup; k > 0 && b[k] > b[k - 1]; k--) {
+				double t = b[k - 1];
+
+				b[k - 1] = b[k];
+				b[k] = t;
+			}
 			continue;
 		}
 		for (k = 0; k < SUB_LEADERS; k++)
