@@ -104,8 +104,9 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	  "reported (a sustained weak anomaly); 0 = never." },
 	{ "detect", "sustained_min", K_UINT, FIELD(detect.sustained_min), 0, 100000, 0, NULL,
 	  "An incident below report_severity is also reported after this many "
-	  "flagged windows when their excess over the threshold adds up to a "
-	  "major one's (a sustained moderate anomaly); 0 = off." },
+	  "flagged windows whose evidence lasts when their excess over the "
+	  "threshold adds up to a major one's (a sustained moderate anomaly); "
+	  "0 = off." },
 	{ "detect", "burst_min", K_UINT, FIELD(detect.burst_min), 0, 100000, 0, NULL,
 	  "Flagged windows an incident needs when none of its windows' evidence "
 	  "lasts (the channels behind a window moved for most of its newest two "

@@ -281,8 +281,13 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, const st
 	if (!p->immaterial) {
 		if (s->material++ == 0 || score > s->mat_peak)
 			s->mat_peak = score;
-		if (score > 1)
-			s->mat_excess += score - 1;
+		/* a sustained anomaly is one whose evidence lasts: a page-in
+		 * of a second flags the few windows that hold it, each a burst */
+		if (p->lasting) {
+			s->mat_lasting++;
+			if (score > 1)
+				s->mat_excess += score - 1;
+		}
 	}
 	if (s->onset_done) {
 		recent_add(m, s, score, chan_weight);
@@ -404,7 +409,7 @@ static int qualifies(const struct rv_incmerge *m, const struct stretch *s)
 		return in->flagged >= m->burst_windows;
 	if (s->mat_peak > m->gate_peak)
 		return 1;
-	if (m->sustained_windows > 0 && s->material >= m->sustained_windows &&
+	if (m->sustained_windows > 0 && s->mat_lasting >= m->sustained_windows &&
 	    s->mat_excess >= m->gate_peak - 1)
 		return 1;
 	return m->gate_windows > 0 && s->material >= m->gate_windows;

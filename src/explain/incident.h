@@ -59,10 +59,11 @@
  * incidents that never qualifies is not a blip). With a gate
  * (rv_incmerge_set_gate), an incident whose peak score stays at or below
  * the gate's peak is also dropped unless it lasts the gate's number of
- * flagged windows, or (rv_incmerge_set_sustained) lasts the sustained
- * number of windows with a summed excess (score - 1 over its windows) of
- * at least the gate's peak - 1: a sustained moderate excess counts like a
- * strong window, a short weak stretch is a blip. With bursts
+ * flagged windows, or (rv_incmerge_set_sustained) has the sustained
+ * number of windows whose evidence lasts (struct rv_incwin) with a summed
+ * excess (score - 1 over them) of at least the gate's peak - 1: a
+ * sustained moderate excess counts like a strong window, a short weak
+ * stretch (the windows that overlap one burst) is a blip. With bursts
  * (rv_incmerge_set_bursts, rv_incmerge_push_win) a stretch none of whose
  * windows lasts is held back until it has the bursts' number of flagged
  * windows, however strong: a page-in of a second flags three windows.

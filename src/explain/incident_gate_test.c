@@ -114,8 +114,8 @@ static void push_w(struct rv_incmerge *m, size_t first, size_t n, double score, 
 
 /*
  * The gate with persistence: peak 2 is reported at once, 8 windows of
- * anything, and 3 windows whose excess over 1 adds up to 1 (a sustained
- * moderate fault) after 3 windows instead of 8.
+ * anything, and 3 lasting windows whose excess over 1 adds up to 1 (a
+ * sustained moderate fault) after 3 windows instead of 8.
  */
 static void test_sustained_gate(void **state)
 {
@@ -134,6 +134,21 @@ static void test_sustained_gate(void **state)
 	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);
 	push_w(m, 7, 1, 1.1, 1, 1);
 	assert_int_equal(rv_incmerge_peek_open(m, &in), 1);
+	rv_incmerge_free(m);
+
+	/* a sustained excess is one whose evidence lasts: three moderate
+	 * windows of one burst (a page-in held in the windows that overlap
+	 * it) do not add up, even when a lasting window of small moves
+	 * follows; a strong one after them is an incident of its own */
+	m = gated(2.0, 3, 10);
+	push_w(m, 0, 3, 1.6, 0, 1);
+	push_w(m, 3, 1, 0.9, 1, 0);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);
+	push_w(m, 4, 2, 1.6, 1, 1);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);   /* 2 lasting windows */
+	push_w(m, 6, 1, 4.0, 0, 1);
+	assert_int_equal(rv_incmerge_peek_open(m, &in), 1);   /* strong after weak */
+	assert_int_equal(in.first_win, 6);
 	rv_incmerge_free(m);
 
 	/* without set_sustained the moderate one waits too; a short one is a blip */

@@ -46,7 +46,9 @@ struct stretch {
 	double cause_peak;          /* a follow-on phase: its cause's peak score */
 	size_t lasting;             /* its windows whose evidence lasts */
 	size_t material;            /* its windows whose evidence is material, */
-	double mat_peak, mat_excess; /* their peak score and summed excess */
+	double mat_peak;            /* their peak score */
+	size_t mat_lasting;         /* those of them whose evidence lasts, */
+	double mat_excess;          /* and their summed excess over the threshold */
 };
 
 struct rv_incmerge {
