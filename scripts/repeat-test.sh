@@ -14,6 +14,11 @@
 #   --keep-all      keep the logs of passing runs too, with the test's own
 #                   output (ctest --verbose): the tables of eval.short, the
 #                   verdicts of sh.demo, to compare the runs
+#
+# A failing run keeps its log (TEST.runI.log); eval.short keeps its run
+# folder too (TEST.runI/: the agent's recording, events and results.json;
+# `eval/faultinject.py --rescore DIR` replays it through another build),
+# and so does every run with --keep-all.
 #   --same-clone    clone and build once, run the N repetitions in that
 #                   build (faster, for development; the default, a fresh
 #                   clone per run, is what a test's acceptance asks for)
@@ -105,6 +110,20 @@ show() {
 # keep LOG NAME: copies LOG into the results folder as NAME, prints where
 keep() {
 	mkdir -p "$results" && cp "$1" "$results/$2" && show "$results/$2"
+}
+
+# keep_out TEST RUN: the folder a test writes its run into (eval.short:
+# build/eval-short, with the agent's recording to replay with
+# `eval/faultinject.py --rescore`), copied beside its log as TEST.runRUN/
+# when it has one; nothing else
+keep_out() {
+	local d
+	case $1 in
+	eval.short) d=$bdir/eval-short ;;
+	*) return 0 ;;
+	esac
+	[ -d "$d" ] || return 0
+	mkdir -p "$results" && cp -r "$d" "$results/$1.run$2" && rm -rf "$results/$1.run$2/state"
 }
 
 summary() {
@@ -199,11 +218,13 @@ run_tests() {
 		} >"$log" 2>&1; then
 			passed[$t]=$((passed[$t] + 1))
 			if [ $keep_all = 1 ]; then
+				keep_out "$t" "$i"
 				say "$i" "$t passed ($(($(date +%s) - t0)) s), log $(keep "$log" "$t.run$i.log")"
 			else
 				say "$i" "$t passed ($(($(date +%s) - t0)) s)"
 			fi
 		else
+			keep_out "$t" "$i"
 			log=$(keep "$log" "$t.run$i.log")
 			failed[$t]="${failed[$t]}; run $i, log $log"
 			say "$i" "$t FAILED ($(($(date +%s) - t0)) s), log $log"
