@@ -14,14 +14,14 @@
 #   --keep-all      keep the logs of passing runs too, with the test's own
 #                   output (ctest --verbose): the tables of eval.short, the
 #                   verdicts of sh.demo, to compare the runs
+#   --same-clone    clone and build once, run the N repetitions in that
+#                   build (faster, for development; the default, a fresh
+#                   clone per run, is what a test's acceptance asks for)
 #
 # A failing run keeps its log (TEST.runI.log); eval.short keeps its run
 # folder too (TEST.runI/: the agent's recording, events and results.json;
 # `eval/faultinject.py --rescore DIR` replays it through another build),
 # and so does every run with --keep-all.
-#   --same-clone    clone and build once, run the N repetitions in that
-#                   build (faster, for development; the default, a fresh
-#                   clone per run, is what a test's acceptance asks for)
 #
 # Each run: `git clone` of the checkout's HEAD (the commit, not uncommitted
 # changes) into TMP/main, with TMP/shared a link to the checkout's
