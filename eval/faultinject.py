@@ -123,7 +123,8 @@ def stream_llc():
                 size = f.read().strip()
         except (OSError, ValueError):
             continue
-        if level > best_level and re.fullmatch(r"[0-9]+[KMG]", size):
+        # an L2 alone would size STREAM as small as no size at all
+        if level >= 3 and level > best_level and re.fullmatch(r"[0-9]+[KMG]", size):
             best_level, best = level, size
     if best:
         return best, f"the host's L{best_level} cache of {best}"
@@ -453,7 +454,10 @@ class Injector:
 
     def stress(self, args):
         if "--stream" in args:
-            args = args + ["--stream-l3-size", stream_llc()[0]]
+            size, what = stream_llc()
+            args = args + ["--stream-l3-size", size]
+            self.note = "STREAM arrays sized for " + what
+            log(f"  {self.name}: {self.note}")
         path = os.path.join(self.logdir, f"stress-{self.name}.log")
         return start(self.ns.cmd(["stress-ng"] + args + ["--temp-path", self.tmp,
                                                           "--timeout", "0", "--quiet"]), path)
@@ -462,9 +466,6 @@ class Injector:
         self.note = None
         if self.kind == "stress":
             self.procs.append(self.stress(self.args))
-            if "--stream" in self.args:
-                self.note = "STREAM arrays sized for " + stream_llc()[1]
-                log(f"  {self.name}: {self.note}")
         elif self.kind == "leak":
             self.leak_next = time.time()
             self.tick()
