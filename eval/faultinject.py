@@ -20,6 +20,8 @@ Scoring, from the agent's incident events (JSON lines):
              the incident they follow and are never blamed
   top-1/2    the injection's subsystem is the blamed incident's first / among
              its first two subsystems (its ranking when it closed)
+  at open    the blamed incident's subsystem in its open event, what an
+             alert shows first (measured, no target)
   close      time from the end of the injection until the blamed incident's
              close event; "all closed": until every incident of the fault
              (follow-ons included) closed; "> N s": still open at the end
@@ -697,6 +699,8 @@ def score_injection(inj, reported, incidents, detect_end, run_end):
                top1=main["subsystems"][0], ranking=main["subsystems"],
                top1_ok=main["subsystems"][0] == inj["expect"],
                top2_ok=inj["expect"] in main["subsystems"][:2],
+               open_subsystem=main.get("open_subsystem"),
+               open_ok=main.get("open_subsystem") == inj["expect"],
                cause=main.get("cause"), top=main.get("top"), duration_s=length(main))
     # time to close: from the end of the fault; one still open when the run
     # ended has taken at least the rest of the run
@@ -766,6 +770,7 @@ def summarize(rows, false, clean_s, incidents=None):
         "ttd_max_s": max(ttd) if ttd else None,
         "top1": sum(r["top1_ok"] for r in det) / len(done) if done else 0.0,
         "top2": sum(r["top2_ok"] for r in det) / len(done) if done else 0.0,
+        "open_right": sum(r.get("open_ok", False) for r in det) / len(done) if done else 0.0,
         "false_incidents": len(false),
         "clean_min": clean_s / 60.0,
         "false_per_h": len(false) / (clean_s / 3600.0) if clean_s > 0 else None,
@@ -923,6 +928,8 @@ def markdown(rows, false, s, meta):
             f" {yes('top1')} |",
             f"| top-2 subsystem right | {100 * s['top2']:.0f} % | ≥ {100 * t['top2']:.0f} % |"
             f" {yes('top2')} |",
+            f"| subsystem right at open (the first report) |"
+            f" {100 * s.get('open_right', 0.0):.0f} % | (measured) | - |",
             f"| false incidents per hour | {fph} ({s['false_incidents']} in"
             f" {s['clean_min']:.1f} clean min) | ≤ {t['false_per_h']:g} over ≥"
             f" {t['clean_min']:.0f} clean min |"

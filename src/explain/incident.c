@@ -44,7 +44,8 @@ static int stretch_init(struct stretch *s, size_t n)
 	s->onset = calloc(n, sizeof(*s->onset));
 	s->recent = calloc(n, sizeof(*s->recent));
 	s->hist = calloc(n * ONSET_MAX, sizeof(*s->hist));
-	return s->acc && s->onset && s->recent && s->hist ? 0 : -ENOMEM;
+	s->persist = calloc(n, 1);
+	return s->acc && s->onset && s->recent && s->hist && s->persist ? 0 : -ENOMEM;
 }
 
 static void stretch_fini(struct stretch *s)
@@ -53,6 +54,7 @@ static void stretch_fini(struct stretch *s)
 	free(s->onset);
 	free(s->recent);
 	free(s->hist);
+	free(s->persist);
 }
 
 struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap,
@@ -109,8 +111,10 @@ void rv_incmerge_free(struct rv_incmerge *m)
 static void stretch_open(const struct rv_incmerge *m, struct stretch *s, size_t win, double ts)
 {
 	double *acc = s->acc, *onset = s->onset, *recent = s->recent, *hist = s->hist;
+	uint8_t *persist = s->persist;
 
 	memset(s, 0, sizeof(*s));
+	s->persist = persist;
 	s->acc = acc;
 	s->onset = onset;
 	s->recent = recent;
@@ -297,6 +301,9 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, const st
 	 * nothing. The onset has fewer than ONSET_MAX windows until here, so
 	 * there is room for this one. */
 	s->have_last = chan_weight != NULL;
+	s->have_persist = chan_weight && p->persist;
+	if (s->have_persist)
+		memcpy(s->persist, p->persist, m->nchan);
 	if (chan_weight) {
 		double *row = s->hist + s->nhist++ * m->nchan;
 

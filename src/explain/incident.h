@@ -162,6 +162,8 @@ struct rv_incwin {
 					burst (pipeline/live.h), 1: it lasts */
 	int immaterial;              /* 1: a flagged window whose channels moved
 					less than could matter (pipeline/live.h) */
+	const uint8_t *persist;      /* per channel: 1 where it is still moving at
+					the window's end (pipeline/live.h), or NULL */
 };
 
 /*

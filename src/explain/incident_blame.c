@@ -30,25 +30,29 @@ size_t rv_incmerge_heaviest(const double *w, size_t nchan, uint32_t *top, size_t
 }
 
 /* Channel c lasts in the window of weights w: it carries CONTINUE_LEVEL of
- * its weight per window in the onset (onset_n windows) at least. */
-static int lasts(const double *onset, size_t onset_n, const double *w, size_t c)
+ * its weight per window in the onset (onset_n windows) at least, and is
+ * still moving at that window's end (persist, when known). */
+static int lasts(const double *onset, size_t onset_n, const double *w, const uint8_t *persist,
+		 size_t c)
 {
-	return isfinite(w[c]) && w[c] >= CONTINUE_LEVEL * onset[c] / (double)onset_n;
+	return isfinite(w[c]) && w[c] >= CONTINUE_LEVEL * onset[c] / (double)onset_n &&
+	       (!persist || persist[c]);
 }
 
 /* The onset weights (of onset_n windows) of the channels that last in the
  * window of weights w, into out (onset itself is fine); all of them when
  * none would stay. */
 static void keep_lasting(const struct rv_incmerge *m, const double *onset, size_t onset_n,
-			 const double *w, double *out)
+			 const double *w, const uint8_t *persist, double *out)
 {
 	double kept = 0;
 
 	for (size_t c = 0; c < m->nchan; c++)
-		if (onset[c] > 0 && lasts(onset, onset_n, w, c))
+		if (onset[c] > 0 && lasts(onset, onset_n, w, persist, c))
 			kept += onset[c];
 	for (size_t c = 0; c < m->nchan; c++)
-		out[c] = kept > 0 && onset[c] > 0 && !lasts(onset, onset_n, w, c) ? 0 : onset[c];
+		out[c] = kept > 0 && onset[c] > 0 && !lasts(onset, onset_n, w, persist, c) ?
+				 0 : onset[c];
 }
 
 /*
@@ -118,7 +122,13 @@ static void subsystem_weights(const struct rv_incmerge *m, const double *acc, do
  * last window, as at the onset's end (drop_transients): a noisy
  * neighbour's binary read from disk does not blame the disk even at open.
  * One window here, where the onset's end looks at two: at open the window
- * before the last is often the start-up itself.
+ * before the last is often the start-up itself. A channel lasts there when
+ * it keeps its level and, where the window says so (struct rv_incwin), is
+ * still moving at its end: a window covers several steps, so a burst at
+ * the start (the pages a program reads and faults in as it begins, the
+ * memory it takes once, a discard of a second) keeps its weight in every
+ * window that holds it, and would outweigh the fault at open though it is
+ * over; this also judges an onset of one window.
  */
 void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
 			   struct rv_incident *in)
@@ -127,8 +137,9 @@ void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
 	double total = 0, sub_total = 0, best = 0;
 	const double *onset = s->onset;
 
-	if (!s->onset_done && s->have_last && s->onset_n > 1) {
-		keep_lasting(m, s->onset, s->onset_n, s->hist + (s->nhist - 1) * m->nchan, m->sumw);
+	if (!s->onset_done && s->have_last && (s->onset_n > 1 || s->have_persist)) {
+		keep_lasting(m, s->onset, s->onset_n, s->hist + (s->nhist - 1) * m->nchan,
+			     s->have_persist ? s->persist : NULL, m->sumw);
 		onset = m->sumw;
 	}
 	for (size_t c = 0; c < m->nchan; c++)

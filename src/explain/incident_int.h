@@ -34,6 +34,8 @@ struct stretch {
 				       that had attribution, while it gathers */
 	size_t nhist;               /* how many of them */
 	int have_last;              /* the latest window had attribution (hist's last row) */
+	uint8_t *persist;           /* nchan: that window's channels still moving, */
+	int have_persist;           /* when it said (struct rv_incwin) */
 	double recent_score;        /* recent score per window, after the onset */
 	size_t onset_n;             /* windows in that snapshot */
 	int onset_done;             /* onset frozen, onset channels chosen */

@@ -552,6 +552,56 @@ static void test_open_blame_from_what_lasts(void **state)
 	rv_incmerge_free(m);
 }
 
+/* Window win flagged with score 3 and weights w, each channel's persistence
+ * p (NULL: unknown). */
+static void push_persist(struct rv_incmerge *m, size_t win, const double *w, const uint8_t *p)
+{
+	struct rv_incwin iw = { .win = win, .ts = (double)win, .flagged = 1, .score = 3.0,
+				.detectors = 1u, .weight = w, .lasting = 1, .persist = p };
+
+	assert_int_equal(rv_incmerge_push_win(m, &iw), 0);
+}
+
+/* At open, a channel that stopped moving before the window's end (a
+ * discard of a second beside a CPU hog's onset, still in every window that
+ * holds it, at its full weight) leaves the blame to what still moves, in
+ * an onset of one window too; when nothing would stay, or the windows do
+ * not say, the weights alone decide. */
+static void test_open_blame_leaves_what_stopped(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "storage.discard_time_ms:vda", "cpu.user_pct" };
+	const double w[] = { 50, 6 };
+	const uint8_t hog_moves[] = { 0, 1 }, none[] = { 0, 0 };
+	struct rv_incident open;
+
+	for (size_t min = 1; min <= 2; min++) {
+		struct rv_incmerge *m = rv_incmerge_new(2, names, 2, min);
+
+		assert_non_null(m);
+		for (size_t k = 0; k < min; k++)
+			push_persist(m, k, w, hog_moves);
+		assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
+		assert_int_equal(open.subsystem, RV_SUB_CPU);
+		assert_int_equal(open.ntop, 1);
+		assert_int_equal(open.top[0], 1);
+		assert_near(open.sub_share[RV_SUB_CPU], 1.0, EPS);
+		rv_incmerge_free(m);
+	}
+	for (int unknown = 0; unknown <= 1; unknown++) {
+		struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+
+		assert_non_null(m);
+		push_persist(m, 0, w, unknown ? NULL : none);
+		push_persist(m, 1, w, unknown ? NULL : none);
+		assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
+		assert_int_equal(open.subsystem, RV_SUB_STORAGE);
+		assert_int_equal(open.ntop, 2);
+		assert_int_equal(open.top[0], 0);
+		rv_incmerge_free(m);
+	}
+}
+
 /* A short stretch of other windows inside a long incident is a blip of its
  * own: the incident goes on, its blame unchanged. */
 static void test_foreign_blip_inside(void **state)
@@ -599,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_decided),
 		cmocka_unit_test(test_startup_burst_dropped),
 		cmocka_unit_test(test_open_blame_from_what_lasts),
+		cmocka_unit_test(test_open_blame_leaves_what_stopped),
 		cmocka_unit_test(test_foreign_blip_inside),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,6 +30,7 @@ struct rv_live {
 	uint8_t *stock;                  /* 1: a stock (rv_catalog_stock) */
 	uint8_t *kept_ch;                /* 1: memory taken and kept (rv_catalog_kept) */
 	uint8_t *lasts;                  /* 1: judged by material_lasts */
+	uint8_t *persist;                /* out->persist */
 	double *spread;                  /* training sd of each channel's window mean, or 0 */
 	struct rv_ens_scratch *scratch;
 	struct rv_kept kept;             /* the kept-memory channels (kept.h) */
@@ -54,6 +55,7 @@ void rv_live_free(struct rv_live *l)
 	free(l->stock);
 	free(l->kept_ch);
 	free(l->lasts);
+	free(l->persist);
 	free(l->spread);
 	rv_ens_scratch_free(l->scratch);
 	rv_kept_fini(&l->kept);
@@ -86,10 +88,11 @@ int rv_live_new(const struct rv_model *m, struct rv_live **out)
 	l->stock = calloc(n, 1);
 	l->kept_ch = calloc(n, 1);
 	l->lasts = calloc(n, 1);
+	l->persist = calloc(n, 1);
 	l->spread = calloc(n, sizeof(*l->spread));
 	l->scratch = rv_ens_scratch_new(m->ens);
 	if (!l->tbl || !l->feat || !l->raw || !l->fscratch || !l->weight || !l->mean ||
-	    !l->nratio || !l->rank || !l->rk || !l->chan_sub || !l->material || !l->stock || !l->kept_ch || !l->lasts || !l->spread || !l->scratch ||
+	    !l->nratio || !l->rank || !l->rk || !l->chan_sub || !l->material || !l->stock || !l->kept_ch || !l->lasts || !l->persist || !l->spread || !l->scratch ||
 	    rv_kept_init(&l->kept, m) != 0) {
 		rv_live_free(l);
 		return -ENOMEM;
@@ -314,6 +317,53 @@ static int material(const struct rv_live *l)
 	return 0;
 }
 
+/* Whether channel c is still moving at the window's newest step (live.h,
+ * out->persist). */
+static int persists(const struct rv_live *l, size_t c)
+{
+	const struct rv_model *m = l->m;
+	size_t w = m->window, n = step_of(l, c);
+	const float *x = l->tbl + c * w;
+	double mu = m->chan_mean ? m->chan_mean[c] : 0.0, dist = 0.0;
+
+	if (l->stock[c])
+		return 1;
+	if (!l->lasts[c]) {
+		size_t steps = 0;
+
+		for (size_t end = w; end > 0; end = end > n ? end - n : 0) {
+			int counted = 0;
+
+			for (size_t i = end > n ? end - n : 0; i < end && !counted; i++)
+				counted = x[i] > mu;
+			if (counted && end == w)
+				return 1;
+			steps += (size_t)counted;
+		}
+		return steps >= LASTING_STEPS;
+	}
+	for (size_t i = 0; i < w; i++)
+		dist += fabs(x[i] - mu);
+	dist *= LASTING_LEVEL / (double)w;
+	if (!(dist > 0.0))
+		return 1;
+	if (l->hold && l->hold[c] > 1) {
+		/* its newest reading, when it came in the newest step: a held
+		 * value older than that is what moved before */
+		size_t i = w - 1, lo = w - n > 0 ? w - n : 1;
+
+		if (w < 2)
+			return 1;
+		while (i > lo && x[i] == x[i - 1])
+			i--;
+		return x[i] != x[i - 1] && fabs(x[w - 1] - mu) >= dist;
+	}
+	for (size_t i = w - n; i < w; i++)
+		if (fabs(x[i] - mu) >= dist)
+			return 1;
+	return 0;
+}
+
 void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_out *out)
 {
 	const struct rv_model *m = l->m;
@@ -348,7 +398,11 @@ void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_o
 	out->subsystem = RV_SUB_OTHER;
 	out->lasting_share = 1.0;
 	out->material = 1;
+	out->persist = l->persist;
+	memset(l->persist, 0, m->nchan);
 	if (out->flagged) {
+		for (size_t c = 0; c < m->nchan; c++)
+			l->persist[c] = l->weight[c] > 0.0 && persists(l, c);
 		out->subsystem = rv_rank_channels(m->nchan, l->chan_sub, l->weight, l->rk, l->rank);
 		out->nrank = m->nchan;
 		if (!out->res.novel || !novel_lasts(l, out->res.novel_chan))

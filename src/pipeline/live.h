@@ -68,6 +68,20 @@ struct rv_live_out {
 	 * like a fault. The agent reports no incident that has no material
 	 * window (explain/incident.h). */
 	int material;
+	/* Per channel (nchan, zeros when not flagged): 1 where the channel
+	 * has weight and is still moving at the window's newest step, so
+	 * that an incident's blame at open leaves out what only moved
+	 * before it (explain/incident.h, struct rv_incwin): the pages a
+	 * program faults in and reads as it starts, a discard of a second.
+	 * A channel persists when it moved (as in the lasting rule) at most
+	 * samples of the newest step; a held one at its newest reading; a
+	 * stock (rv_catalog_stock) while its newest step differs from the
+	 * one before by a quarter of its move since the window's oldest step
+	 * (memory taken at a start and kept does not go on moving, a leak
+	 * does); sparse counts and channels without a materiality floor when
+	 * they counted above their training mean in two of the window's
+	 * steps. */
+	const uint8_t *persist;
 };
 
 int rv_live_new(const struct rv_model *m, struct rv_live **out);

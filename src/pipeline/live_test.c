@@ -491,6 +491,111 @@ static void test_material_lasts(void **state)
 	quiet_free(&f);
 }
 
+/*
+ * Scores the window ending at row `end` of rm with the six device-time
+ * channels spiked by 5000 ms/s at sample `spike` (counted from the oldest)
+ * and the ten packet counters up 3000 a second from sample `from` on;
+ * with `hold`, the packet counters read once per step, their newest
+ * reading at sample `read` (a step old at most: they hold the value of
+ * the reading before it from there back).
+ */
+static struct rv_live_out persist_score(struct rv_live *l, const struct rv_model *m,
+					const float *rm, size_t end, size_t spike, size_t from,
+					int hold, size_t read)
+{
+	static uint8_t holds[QT_CHAN];
+	const float *rows[64];
+	float *win = copy_window(m, rm, end, rows);
+	struct rv_live_out out;
+
+	memset(holds, 1, sizeof(holds));
+	for (size_t k = 0; k < 6; k++)
+		win[spike * m->nchan + 3 + 5 * k] += 5000.0f;
+	for (size_t k = 0; k < LT_N; k++) {
+		size_t c = 2 + 5 * k;
+
+		for (size_t i = from; i < m->window; i++)
+			win[i * m->nchan + c] += 3000.0f;
+		if (!hold)
+			continue;
+		holds[c] = (uint8_t)m->step;
+		/* the readings (read, a step before it, ...) keep their value;
+		 * samples before the oldest one keep theirs */
+		for (size_t i = 0; i < m->window; i++) {
+			size_t back = i >= read ? 0 : (read - i + m->step - 1) / m->step * m->step;
+
+			if (back <= read)
+				win[i * m->nchan + c] = win[(read - back) * m->nchan + c];
+		}
+	}
+	rv_live_set_hold(l, hold ? holds : NULL);
+	rv_live_score(l, rows, &out);
+	free(win);
+	return out;
+}
+
+/*
+ * Persistence (live.h, out->persist): a one-sample burst of the device-time
+ * channels in the window's middle step has stopped, packet counters up
+ * since then still move; a burst at the newest sample still moves. Held
+ * readings persist when the newest one came in the newest step and moved,
+ * not when the value held there is an older reading's. An unflagged window
+ * has none.
+ */
+static void test_persist(void **state)
+{
+	struct quiet_fix f;
+	struct rv_model *m;
+	struct rv_live *l;
+	struct rv_live_out out;
+	size_t w, step;
+
+	(void)state;
+	quiet_fit(&f, 1);
+	m = f.m;
+	l = f.l;
+	w = m->window;
+	step = m->step;
+	assert_int_equal(w, 3 * step);
+
+	out = lt_score(l, m, f.rm, 200, 0, 0.0, 1);
+	assert_int_equal(out.flagged, 0);
+	for (size_t c = 0; c < m->nchan; c++)
+		assert_int_equal(out.persist[c], 0);
+
+	out = persist_score(l, m, f.rm, 200, step + 1, step + 1, 0, 0);
+	assert_int_equal(out.flagged, 1);
+	for (size_t k = 0; k < 6; k++) {
+		assert_true(out.weight[3 + 5 * k] > 0.0);
+		assert_int_equal(out.persist[3 + 5 * k], 0);
+	}
+	for (size_t k = 0; k < LT_N; k++)
+		assert_int_equal(out.persist[2 + 5 * k], 1);
+
+	out = persist_score(l, m, f.rm, 200, w - 1, step + 1, 0, 0);
+	for (size_t k = 0; k < 6; k++)
+		assert_int_equal(out.persist[3 + 5 * k], 1);
+
+	/* held: the reading of the newest step moved; then one a step older
+	 * (the newest step holds it) */
+	out = persist_score(l, m, f.rm, 200, step + 1, step + 1, 1, w - 2);
+	assert_int_equal(out.flagged, 1);
+	for (size_t k = 0; k < LT_N; k++)
+		assert_int_equal(out.persist[2 + 5 * k], 1);
+	out = persist_score(l, m, f.rm, 200, step + 1, step + 1, 1, w - step - 1);
+	assert_int_equal(out.flagged, 1);
+	for (size_t k = 0, weighed = 0; k < LT_N; k++) {
+		if (out.weight[2 + 5 * k] > 0.0) {
+			assert_int_equal(out.persist[2 + 5 * k], 0);
+			weighed++;
+		}
+		if (k == LT_N - 1)
+			assert_true(weighed > 0);
+	}
+
+	quiet_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -499,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_lasting),
 		cmocka_unit_test(test_material),
 		cmocka_unit_test(test_material_lasts),
+		cmocka_unit_test(test_persist),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
