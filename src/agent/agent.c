@@ -239,7 +239,8 @@ static void score_window(struct agent *a, double ts)
 	struct rv_incwin iw = { .win = a->win, .ts = ts, .flagged = out.res.anomaly,
 				.score = out.res.fused, .detectors = out.res.flags,
 				.weight = out.weight, .lasting = out.lasting,
-				.immaterial = !out.material, .persist = out.persist };
+				.immaterial = !out.material, .persist = out.persist,
+				.matter = out.matter };
 
 	if (rv_incmerge_push_win(a->mg, &iw) != 0)
 		rv_warn("agent: incident merger: out of memory; window %zu lost", a->win);

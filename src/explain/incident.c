@@ -45,7 +45,8 @@ static int stretch_init(struct stretch *s, size_t n)
 	s->recent = calloc(n, sizeof(*s->recent));
 	s->hist = calloc(n * ONSET_MAX, sizeof(*s->hist));
 	s->persist = calloc(n, 1);
-	return s->acc && s->onset && s->recent && s->hist && s->persist ? 0 : -ENOMEM;
+	s->matter = calloc(n, sizeof(*s->matter));
+	return s->acc && s->onset && s->recent && s->hist && s->persist && s->matter ? 0 : -ENOMEM;
 }
 
 static void stretch_fini(struct stretch *s)
@@ -55,6 +56,7 @@ static void stretch_fini(struct stretch *s)
 	free(s->recent);
 	free(s->hist);
 	free(s->persist);
+	free(s->matter);
 }
 
 struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap,
@@ -112,9 +114,12 @@ static void stretch_open(const struct rv_incmerge *m, struct stretch *s, size_t 
 {
 	double *acc = s->acc, *onset = s->onset, *recent = s->recent, *hist = s->hist;
 	uint8_t *persist = s->persist;
+	float *matter = s->matter;
 
 	memset(s, 0, sizeof(*s));
 	s->persist = persist;
+	s->matter = matter;
+	memset(matter, 0, m->nchan * sizeof(*matter));
 	s->acc = acc;
 	s->onset = onset;
 	s->recent = recent;
@@ -304,6 +309,12 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, const st
 	s->have_persist = chan_weight && p->persist;
 	if (s->have_persist)
 		memcpy(s->persist, p->persist, m->nchan);
+	if (chan_weight && p->matter) {
+		s->have_matter = 1;
+		for (size_t c = 0; c < m->nchan; c++)
+			if (p->matter[c] > s->matter[c])
+				s->matter[c] = p->matter[c];
+	}
 	if (chan_weight) {
 		double *row = s->hist + s->nhist++ * m->nchan;
 

@@ -164,6 +164,9 @@ struct rv_incwin {
 					less than could matter (pipeline/live.h) */
 	const uint8_t *persist;      /* per channel: 1 where it is still moving at
 					the window's end (pipeline/live.h), or NULL */
+	const float *matter;         /* per channel: the share of its materiality
+					floor it moved, up to 1 (pipeline/live.h),
+					or NULL */
 };
 
 /*

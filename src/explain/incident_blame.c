@@ -55,6 +55,17 @@ static void keep_lasting(const struct rv_incmerge *m, const double *onset, size_
 				 0 : onset[c];
 }
 
+/* The weights w, each times the share of its materiality floor the
+ * channel moved at most in a window of the onset (matter), into out (w
+ * itself is fine). */
+static const double *keep_material(const struct rv_incmerge *m, const float *matter,
+				   const double *w, double *out)
+{
+	for (size_t c = 0; c < m->nchan; c++)
+		out[c] = w[c] * (matter[c] > 0 ? matter[c] : 0);
+	return out;
+}
+
 /*
  * A subsystem's weight is the sum of its SUB_LEADERS heaviest channels, not
  * of all of them: a subsystem with many channels that move together (a
@@ -128,7 +139,13 @@ static void subsystem_weights(const struct rv_incmerge *m, const double *acc, do
  * the start (the pages a program reads and faults in as it begins, the
  * memory it takes once, a discard of a second) keeps its weight in every
  * window that holds it, and would outweigh the fault at open though it is
- * over; this also judges an onset of one window.
+ * over; this also judges an onset of one window. At open and at close,
+ * each channel weighs by the share of its materiality floor it moved at
+ * most in a window of the onset, up to 1 (where the windows say, struct
+ * rv_incwin): attribution is in units of the spread learnt, so a CPU hog
+ * that moves the few packets of a quiet host's loopback from one CPU's
+ * softirqs to the other's, far outside their spread and far below what
+ * matters to any workload, would otherwise share the blame with the CPU.
  */
 void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
 			   struct rv_incident *in)
@@ -142,6 +159,8 @@ void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
 			     s->have_persist ? s->persist : NULL, m->sumw);
 		onset = m->sumw;
 	}
+	if (s->have_matter)
+		onset = keep_material(m, s->matter, onset, m->sumw);
 	for (size_t c = 0; c < m->nchan; c++)
 		total += onset[c];
 	subsystem_weights(m, onset, sub_sum);

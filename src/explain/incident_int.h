@@ -36,6 +36,9 @@ struct stretch {
 	int have_last;              /* the latest window had attribution (hist's last row) */
 	uint8_t *persist;           /* nchan: that window's channels still moving, */
 	int have_persist;           /* when it said (struct rv_incwin) */
+	float *matter;              /* nchan: the most each moved of its materiality floor
+				       in a window of the onset, up to 1, */
+	int have_matter;            /* when its windows said (struct rv_incwin) */
 	double recent_score;        /* recent score per window, after the onset */
 	size_t onset_n;             /* windows in that snapshot */
 	int onset_done;             /* onset frozen, onset channels chosen */

@@ -602,6 +602,67 @@ static void test_open_blame_leaves_what_stopped(void **state)
 	}
 }
 
+/* Window win flagged with score 3, weights w, and how much of its
+ * materiality floor each channel moved (mat, NULL: unknown). */
+static void push_matter(struct rv_incmerge *m, size_t win, const double *w, const float *mat)
+{
+	struct rv_incwin iw = { .win = win, .ts = (double)win, .flagged = 1, .score = 3.0,
+				.detectors = 1u, .weight = w, .lasting = 1, .matter = mat };
+
+	assert_int_equal(rv_incmerge_push_win(m, &iw), 0);
+}
+
+/*
+ * The blame weighs each channel by the share of its materiality floor it
+ * moved at most in a window of the onset: a CPU hog moving a quiet host's
+ * loopback softirqs (net, weight 8, 5 % of their floor) far outside their
+ * learnt spread does not outweigh the CPU itself (weight 3, material), at
+ * open or at close; its top channels are the CPU's first. Without the
+ * windows saying, the weights alone decide (net). The onset takes the most
+ * a channel moved: a material window of the softirqs (0.05 -> 1) gives
+ * them back their weight.
+ */
+static void test_blame_weighs_materiality(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "net.softnet_processed:cpu1", "cpu.user_pct" };
+	const double w[] = { 8, 3 };
+	const float small[] = { 0.05f, 1.0f }, both[] = { 1.0f, 1.0f };
+	struct rv_incident open;
+
+	for (int known = 0; known <= 1; known++) {
+		struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+		enum rv_subsystem want = known ? RV_SUB_CPU : RV_SUB_NET;
+
+		assert_non_null(m);
+		for (size_t k = 0; k < 8; k++) {
+			push_matter(m, k, w, known ? small : NULL);
+			if (k == 1 || k == 7) {
+				assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
+				assert_int_equal(open.subsystem, want);
+				assert_int_equal(open.top[0], known ? 1 : 0);
+			}
+		}
+		assert_int_equal(rv_incmerge_finish(m), 0);
+		assert_int_equal(rv_incmerge_count(m), 1);
+		assert_int_equal(rv_incmerge_get(m, 0)->subsystem, want);
+		if (known) /* 8 * 0.05 = 0.4 against 3 */
+			assert_near(rv_incmerge_get(m, 0)->sub_share[RV_SUB_NET], 0.4 / 3.4, 1e-6);
+		rv_incmerge_free(m);
+	}
+	{
+		struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+
+		assert_non_null(m);
+		push_matter(m, 0, w, small);
+		push_matter(m, 1, w, both);
+		push_matter(m, 2, w, small);
+		assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
+		assert_int_equal(open.subsystem, RV_SUB_NET);
+		rv_incmerge_free(m);
+	}
+}
+
 /* A short stretch of other windows inside a long incident is a blip of its
  * own: the incident goes on, its blame unchanged. */
 static void test_foreign_blip_inside(void **state)
@@ -650,6 +711,7 @@ int main(void)
 		cmocka_unit_test(test_startup_burst_dropped),
 		cmocka_unit_test(test_open_blame_from_what_lasts),
 		cmocka_unit_test(test_open_blame_leaves_what_stopped),
+		cmocka_unit_test(test_blame_weighs_materiality),
 		cmocka_unit_test(test_foreign_blip_inside),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,6 +31,7 @@ struct rv_live {
 	uint8_t *kept_ch;                /* 1: memory taken and kept (rv_catalog_kept) */
 	uint8_t *lasts;                  /* 1: judged by material_lasts */
 	uint8_t *persist;                /* out->persist */
+	float *matter;                   /* out->matter */
 	double *spread;                  /* training sd of each channel's window mean, or 0 */
 	struct rv_ens_scratch *scratch;
 	struct rv_kept kept;             /* the kept-memory channels (kept.h) */
@@ -56,6 +57,7 @@ void rv_live_free(struct rv_live *l)
 	free(l->kept_ch);
 	free(l->lasts);
 	free(l->persist);
+	free(l->matter);
 	free(l->spread);
 	rv_ens_scratch_free(l->scratch);
 	rv_kept_fini(&l->kept);
@@ -89,10 +91,11 @@ int rv_live_new(const struct rv_model *m, struct rv_live **out)
 	l->kept_ch = calloc(n, 1);
 	l->lasts = calloc(n, 1);
 	l->persist = calloc(n, 1);
+	l->matter = calloc(n, sizeof(*l->matter));
 	l->spread = calloc(n, sizeof(*l->spread));
 	l->scratch = rv_ens_scratch_new(m->ens);
 	if (!l->tbl || !l->feat || !l->raw || !l->fscratch || !l->weight || !l->mean ||
-	    !l->nratio || !l->rank || !l->rk || !l->chan_sub || !l->material || !l->stock || !l->kept_ch || !l->lasts || !l->persist || !l->spread || !l->scratch ||
+	    !l->nratio || !l->rank || !l->rk || !l->chan_sub || !l->material || !l->stock || !l->kept_ch || !l->lasts || !l->persist || !l->matter || !l->spread || !l->scratch ||
 	    rv_kept_init(&l->kept, m) != 0) {
 		rv_live_free(l);
 		return -ENOMEM;
@@ -252,6 +255,17 @@ static size_t step_of(const struct rv_live *l, size_t c)
 	return n > l->m->window || n == 0 ? l->m->window : n;
 }
 
+/* How far channel c moved over the window's newest step as a share of its
+ * materiality floor, up to 1 (a channel without a floor: 1). */
+static double matter_of(const struct rv_live *l, size_t c)
+{
+	double d = moved_by(l, c, l->m->window, step_of(l, c));
+
+	if (!(l->material[c] > 0.0))
+		return 1.0;
+	return d >= l->material[c] ? 1.0 : d / l->material[c];
+}
+
 /* Whether channel c moved by its materiality floor over the window's
  * newest step (a channel without a floor: when it moved at all). */
 static int moved_material(const struct rv_live *l, size_t c)
@@ -399,10 +413,14 @@ void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_o
 	out->lasting_share = 1.0;
 	out->material = 1;
 	out->persist = l->persist;
+	out->matter = l->matter;
 	memset(l->persist, 0, m->nchan);
+	memset(l->matter, 0, m->nchan * sizeof(*l->matter));
 	if (out->flagged) {
-		for (size_t c = 0; c < m->nchan; c++)
+		for (size_t c = 0; c < m->nchan; c++) {
 			l->persist[c] = l->weight[c] > 0.0 && persists(l, c);
+			l->matter[c] = l->weight[c] > 0.0 ? (float)matter_of(l, c) : 0.0f;
+		}
 		out->subsystem = rv_rank_channels(m->nchan, l->chan_sub, l->weight, l->rk, l->rank);
 		out->nrank = m->nchan;
 		if (!out->res.novel || !novel_lasts(l, out->res.novel_chan))

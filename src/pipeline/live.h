@@ -82,6 +82,13 @@ struct rv_live_out {
 	 * they counted above their training mean in two of the window's
 	 * steps. */
 	const uint8_t *persist;
+	/* Per channel (nchan, zeros when not flagged): of a channel with
+	 * weight, how far it moved over the window's newest step (as for
+	 * `material`) as a share of its materiality floor, up to 1 (a
+	 * channel without a floor: 1), so that an incident's blame weighs
+	 * moves by what they could matter to a workload, not only by the
+	 * spread learnt (explain/incident.h). */
+	const float *matter;
 };
 
 int rv_live_new(const struct rv_model *m, struct rv_live **out);

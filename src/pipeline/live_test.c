@@ -384,7 +384,8 @@ static void catalog_names(struct rv_table *t)
  * Materiality (live.h): ten packet counters (net.rx_packets:ethK, a
  * thousand packets a second matter) that move by 500 packets a second,
  * near twice their spread, for most of the window flag it and last, but
- * are not material; by 3000 they are. Ten device-time channels moving by
+ * are not material (each moved a part of its floor: out.matter); by 3000
+ * they are. Ten device-time channels moving by
  * 30 ms/s, six times their resolution, are not; by 100 ms/s they are. An
  * unflagged window counts as material.
  */
@@ -412,9 +413,25 @@ static void test_material(void **state)
 	assert_int_equal(out.rank[0] % 5, 2);
 	assert_int_equal(out.lasting, 1);
 	assert_int_equal(out.material, 0);
+	/* each channel's share of its floor: the 500 and the window's own
+	 * swing (its cycle), below a thousand, about half on average */
+	{
+		double sum = 0.0;
+
+		for (size_t k = 0; k < LT_N; k++) {
+			size_t c = lt_chan(k);
+
+			assert_true(out.weight[c] > 0.0);
+			assert_true(out.matter[c] > 0.0f && out.matter[c] < 1.0f);
+			sum += out.matter[c];
+		}
+		assert_true(sum / LT_N > 0.3 && sum / LT_N < 0.8);
+	}
 	out = lt_score(l, m, rm, end, 2 * m->step, 3000.0, 1);
 	assert_int_equal(out.flagged, 1);
 	assert_int_equal(out.material, 1);
+	for (size_t k = 0; k < LT_N; k++)
+		assert_true(out.matter[lt_chan(k)] == 1.0f);
 	lt_kind = 3;
 	out = lt_score(l, m, rm, end, 2 * m->step, 30.0, 1);
 	assert_int_equal(out.flagged, 1);
