@@ -139,7 +139,10 @@ static void subsystem_weights(const struct rv_incmerge *m, const double *acc, do
  * the start (the pages a program reads and faults in as it begins, the
  * memory it takes once, a discard of a second) keeps its weight in every
  * window that holds it, and would outweigh the fault at open though it is
- * over; this also judges an onset of one window. At open and at close,
+ * over; this also judges an onset of one window, and there the blame is
+ * of all the windows so far, not only of those up to the onset's peak: a
+ * program's start-up (its pages allocated and faulted) may outscore the
+ * fault it begins and be over by the window that reports it. At open and at close,
  * each channel weighs by the share of its materiality floor it moved at
  * most in a window of the onset, up to 1 (where the windows say, struct
  * rv_incwin): attribution is in units of the spread learnt, so a CPU hog
@@ -154,9 +157,15 @@ void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
 	double total = 0, sub_total = 0, best = 0;
 	const double *onset = s->onset;
 
-	if (!s->onset_done && s->have_last && (s->onset_n > 1 || s->have_persist)) {
-		keep_lasting(m, s->onset, s->onset_n, s->hist + (s->nhist - 1) * m->nchan,
-			     s->have_persist ? s->persist : NULL, m->sumw);
+	if (!s->onset_done && s->have_last && s->have_persist && s->nhist > 0) {
+		/* every window so far, not only those up to the peak: a start-up
+		 * that outscores the fault is over by the latest window */
+		keep_lasting(m, s->acc, s->nhist, s->hist + (s->nhist - 1) * m->nchan, s->persist,
+			     m->sumw);
+		onset = m->sumw;
+	} else if (!s->onset_done && s->have_last && s->onset_n > 1) {
+		keep_lasting(m, s->onset, s->onset_n, s->hist + (s->nhist - 1) * m->nchan, NULL,
+			     m->sumw);
 		onset = m->sumw;
 	}
 	if (s->have_matter)

@@ -602,6 +602,41 @@ static void test_open_blame_leaves_what_stopped(void **state)
 	}
 }
 
+/*
+ * A program's start-up outscores the fault it begins: two windows of its
+ * page allocations (mem, score 5) and then the CPU it takes (score 3, not
+ * a new peak, so not yet in the onset), the allocations over. Reported
+ * open at the third window, the blame is what all windows so far show,
+ * less what stopped moving: cpu. Without the windows saying what still
+ * moves, the onset up to its peak decides (mem).
+ */
+static void test_open_blame_after_startup(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "mem.numa_hit", "cpu.user_pct" };
+	const double startup[] = { 10, 0 }, hog[] = { 0.5, 6 };
+	const uint8_t over[] = { 0, 1 };
+
+	for (int known = 0; known <= 1; known++) {
+		struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 3);
+		struct rv_incwin iw = { .flagged = 1, .detectors = 1u, .lasting = 1 };
+		struct rv_incident open;
+
+		assert_non_null(m);
+		for (size_t k = 0; k < 3; k++) {
+			iw.win = k;
+			iw.ts = (double)k;
+			iw.score = k < 2 ? 5.0 : 3.0;
+			iw.weight = k < 2 ? startup : hog;
+			iw.persist = known ? (k < 2 ? NULL : over) : NULL;
+			assert_int_equal(rv_incmerge_push_win(m, &iw), 0);
+		}
+		assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
+		assert_int_equal(open.subsystem, known ? RV_SUB_CPU : RV_SUB_MEM);
+		rv_incmerge_free(m);
+	}
+}
+
 /* Window win flagged with score 3, weights w, and how much of its
  * materiality floor each channel moved (mat, NULL: unknown). */
 static void push_matter(struct rv_incmerge *m, size_t win, const double *w, const float *mat)
@@ -712,6 +747,7 @@ int main(void)
 		cmocka_unit_test(test_open_blame_from_what_lasts),
 		cmocka_unit_test(test_open_blame_leaves_what_stopped),
 		cmocka_unit_test(test_blame_weighs_materiality),
+		cmocka_unit_test(test_open_blame_after_startup),
 		cmocka_unit_test(test_foreign_blip_inside),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
