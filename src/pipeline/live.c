@@ -128,6 +128,9 @@ static const double MATERIAL_STRONG = 2.0;
  * host makes anyway. */
 static const double MATERIAL_SPREAD = 3.0;
 static const double LASTING_LEVEL = 0.5;
+/* The share of the heavier half's weight that must have moved by its
+ * materiality floor for a window to be material (material()). */
+static const double MATERIAL_SHARE = 1.0 / 3.0;
 
 void rv_live_set_hold(struct rv_live *l, const uint8_t *hold)
 {
@@ -266,15 +269,6 @@ static double matter_of(const struct rv_live *l, size_t c)
 	return d >= l->material[c] ? 1.0 : d / l->material[c];
 }
 
-/* Whether channel c moved by its materiality floor over the window's
- * newest step (a channel without a floor: when it moved at all). */
-static int moved_material(const struct rv_live *l, size_t c)
-{
-	double d = moved_by(l, c, l->m->window, step_of(l, c));
-
-	return d > 0.0 && d >= l->material[c];
-}
-
 /* Whether one of the window's MATERIAL_TOP most responsible channels moved
  * by its materiality floor, and by MATERIAL_SPREAD times the spread of its
  * window mean while learning, in each of the newest LASTING_STEPS steps (a
@@ -309,26 +303,39 @@ static int material_lasts(const struct rv_live *l)
 	return 0;
 }
 
-/* Whether a channel of the heavier half of the attribution (ranked in
- * l->rank) moved by its materiality floor at least. */
+/* Whether the heavier half of the attribution (ranked in l->rank) moved
+ * materially: one of its channels by its materiality floor at least over
+ * the window's newest step (a channel without a floor: at all), and its
+ * channels, each weighed by the share of its floor it moved (matter_of;
+ * without a floor: 0 or 1), by MATERIAL_SHARE of the half's weight. One
+ * channel at its floor is not enough when those that carry the score
+ * moved a small part of theirs: a discard of a second on the disk beside
+ * the few loopback packets a second a CPU hog moves between the CPUs'
+ * softirqs. */
 static int material(const struct rv_live *l)
 {
 	const struct rv_model *m = l->m;
-	double total = 0.0, heavy = 0.0;
+	double total = 0.0, heavy = 0.0, moved = 0.0;
+	int at_floor = 0;
 
 	for (size_t c = 0; c < m->nchan; c++)
 		if (l->weight[c] > 0.0)
 			total += l->weight[c];
-	for (size_t k = 0; k < m->nchan && heavy < LASTING_HEAVY * total; k++) {
+	for (size_t k = 0; k < m->nchan && k < MATERIAL_TOP && heavy < LASTING_HEAVY * total; k++) {
 		size_t c = l->rank[k];
+		double share;
 
 		if (!(l->weight[c] > 0.0))
 			break;
+		if (l->material[c] > 0.0)
+			share = matter_of(l, c);
+		else
+			share = moved_by(l, c, m->window, step_of(l, c)) > 0.0;
 		heavy += l->weight[c];
-		if (moved_material(l, c))
-			return 1;
+		moved += l->weight[c] * share;
+		at_floor |= share >= 1.0;
 	}
-	return 0;
+	return at_floor && moved >= MATERIAL_SHARE * heavy;
 }
 
 /* Whether channel c is still moving at the window's newest step (live.h,

@@ -58,11 +58,15 @@ struct rv_live_out {
 	int lasting;
 	double lasting_share;        /* that share of the heavier half, 0..1 */
 	/* A flagged window's evidence is material (1): the novelty flagged
-	 * it, or a channel of the heavier half of the attribution moved by at
-	 * least its materiality floor (rv_catalog_material: the mean of its
-	 * newest step against its training mean; a memory stock's against
-	 * the mean of the window's oldest step, memory taken and kept against
-	 * its reference sample); 1 when not flagged. Else
+	 * it, or the heavier half of the attribution (its 8 most responsible
+	 * channels at most) moved materially: one of its channels by at least its materiality floor
+	 * (rv_catalog_material: the mean of its newest step against its
+	 * training mean; a memory stock's against the mean of the window's
+	 * oldest step, memory taken and kept against its reference sample),
+	 * and its channels, each weighed by the share of its floor it moved
+	 * (`matter`), by a third of the half's weight at least (a discard of
+	 * a second at its floor beside the loopback softirqs a CPU hog
+	 * shifts, which carry the score, is not); 1 when not flagged. Else
 	 * (0) the window is real but small: a quiet host learns a spread far
 	 * below what matters, and 26 page-ins a second on an idle disk score
 	 * like a fault. The agent reports no incident that has no material
