@@ -443,7 +443,8 @@ int report_from_store(struct pool *pl, const struct report_args *a, const struct
 		fprintf(stderr, "reveal report: %s\n", l.oom ? "out of memory" : rv_err_text(&err, rc));
 		goto out;
 	}
-	qsort(l.inc, l.n, sizeof(*l.inc), by_start);
+	if (l.n)   /* an empty store lists none: l.inc is NULL */
+		qsort(l.inc, l.n, sizeof(*l.inc), by_start);
 	r = pool_zalloc(pl, l.n, sizeof(*r));
 	rows = malloc((l.n ? l.n : 1) * sizeof(*rows));
 	if (!r || !rows) {

@@ -62,6 +62,11 @@ check "reveal record of 1.5 s" test $? -eq 0
 "$REVEAL" agent --replay tiny.rvl --learn 1s --store cur.db --listen "" --state-dir st \
 	--set detect.window=1s --set detect.step=200ms --set refit=0 >agent.txt 2>&1
 check "the agent made its store" test -s cur.db
+# the store as the agent left it, with no incident yet
+cp cur.db empty.db
+"$REVEAL" report --store empty.db >empty.txt 2>empty.err
+check "a store with no incident reports (exit 0)" test $? -eq 0
+check "... and says it holds none" grep -qi "no incident" empty.txt empty.err
 sqlite3 cur.db "
 INSERT INTO incidents (id, start_ts, end_ts, open, windows, peak_score, mean_score,
   detectors, subsystem, host, subsystems) VALUES
