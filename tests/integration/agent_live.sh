@@ -114,6 +114,7 @@ else
 fi
 
 # CPU contention on every core, for 20 s.
+STRESS_T0=$(date +%s.%N)
 stress-ng --cpu 0 --timeout 20s --quiet >/dev/null 2>&1 &
 STRESS=$!
 # /api/v1/incidents writes one incident per line. The incident must name
@@ -169,10 +170,12 @@ else
 	json_events() {
 		python3 -c '
 import json, sys
+t0 = float(sys.argv[1])
 for l in open("events.jsonl"):
     e = json.loads(l)
     print("    #", e["event"], e["id"], e["subsystem"], "phase", e.get("phase"), "follows",
-          e.get("follows"), [m["name"] for m in e.get("top_metrics", [])[:4]])'
+          e.get("follows"), "from %+.1f s, at %+.1f s of the load" % (e["start"] - t0, e["time"] - t0),
+          [(m["name"], m.get("share")) for m in e.get("top_metrics", [])[:4]])' "$STRESS_T0"
 	}
 	json_events
 fi
