@@ -14,6 +14,12 @@
 #
 # Needs prometheus, promtool, stress-ng, sqlite3, curl and python3 (JSON);
 # scripts/install-deps.sh installs them. A missing tool fails the test.
+#
+# With RV_IT_RECORD=DIR in the environment the agent also records every
+# sample it scores into DIR (`--record DIR/agent.rvl`: segments
+# agent.TIME.rvl), so that a failing run can be replayed window by window
+# (`reveal agent --replay` with the settings of start_agent); a recorder
+# beside the test would change the host it learns.
 
 . "$SRC/tests/integration/lib.sh.inc"
 it_setup
@@ -60,7 +66,7 @@ PROM=$!
 start_agent() {
 	"$REVEAL" agent --listen "127.0.0.1:$AP" --store reveal.db --events events.jsonl \
 		--state-dir state --learn "${LEARN}s" --set refit=0 --set detect.incident_min=3 --set detect.absorb=60s \
-		>>agent.out 2>>agent.err &
+		${RV_IT_RECORD:+--record "$RV_IT_RECORD/agent.rvl"} >>agent.out 2>>agent.err &
 	AGENT=$!
 }
 
