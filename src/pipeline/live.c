@@ -306,8 +306,9 @@ static int material_lasts(const struct rv_live *l)
 /* Whether the heavier half of the attribution (ranked in l->rank) moved
  * materially: one of its channels by its materiality floor at least over
  * the window's newest step (a channel without a floor: at all), and its
- * channels, each weighed by the share of its floor it moved (matter_of;
- * without a floor: 0 or 1), by MATERIAL_SHARE of the half's weight. One
+ * channels, each weighed by the share of its floor it moved (l->matter,
+ * filled before; without a floor: 0 or 1), by MATERIAL_SHARE of the
+ * half's weight. One
  * channel at its floor is not enough when those that carry the score
  * moved a small part of theirs: a discard of a second on the disk beside
  * the few loopback packets a second a CPU hog moves between the CPUs'
@@ -328,7 +329,7 @@ static int material(const struct rv_live *l)
 		if (!(l->weight[c] > 0.0))
 			break;
 		if (l->material[c] > 0.0)
-			share = matter_of(l, c);
+			share = l->matter[c];   /* matter_of, rv_live_score */
 		else
 			share = moved_by(l, c, m->window, step_of(l, c)) > 0.0;
 		heavy += l->weight[c];
