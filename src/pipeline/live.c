@@ -308,11 +308,10 @@ static int material_lasts(const struct rv_live *l)
  * the window's newest step (a channel without a floor: at all), and its
  * channels, each weighed by the share of its floor it moved (l->matter,
  * filled before; without a floor: 0 or 1), by MATERIAL_SHARE of the
- * half's weight. One
- * channel at its floor is not enough when those that carry the score
- * moved a small part of theirs: a discard of a second on the disk beside
- * the few loopback packets a second a CPU hog moves between the CPUs'
- * softirqs. */
+ * half's weight. One channel at its floor is not enough when those that
+ * carry the score moved a small part of theirs: a discard of a second on
+ * the disk beside the few loopback packets a second a CPU hog moves
+ * between the CPUs' softirqs. */
 static int material(const struct rv_live *l)
 {
 	const struct rv_model *m = l->m;
