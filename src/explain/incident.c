@@ -75,10 +75,12 @@ struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size
 	m->kept = calloc(alloc, sizeof(*m->kept));
 	m->split = calloc(alloc, sizeof(*m->split));
 	m->sumw = calloc(alloc, sizeof(*m->sumw));
+	m->stock = calloc(alloc, sizeof(*m->stock));
+	m->mw = calloc(alloc, sizeof(*m->mw));
 	for (size_t i = 0; i < RV_INCMERGE_OPEN_MAX; i++)
 		rc |= stretch_init(&m->open[i], alloc);
 	rc |= stretch_init(&m->cand, alloc);
-	if (!m->chan_sub || !m->kept || !m->split || !m->sumw || rc) {
+	if (!m->chan_sub || !m->kept || !m->split || !m->sumw || !m->stock || !m->mw || rc) {
 		rv_incmerge_free(m);
 		return NULL;
 	}
@@ -90,6 +92,7 @@ struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size
 	for (size_t c = 0; c < nchan; c++) {
 		m->chan_sub[c] = (unsigned char)rv_catalog_subsystem(names[c]);
 		m->kept[c] = (unsigned char)rv_catalog_kept(names[c]);
+		m->stock[c] = (unsigned char)rv_catalog_stock(names[c]);
 	}
 	return m;
 }
@@ -102,6 +105,8 @@ void rv_incmerge_free(struct rv_incmerge *m)
 	free(m->kept);
 	free(m->split);
 	free(m->sumw);
+	free(m->stock);
+	free(m->mw);
 	for (size_t i = 0; i < RV_INCMERGE_OPEN_MAX; i++)
 		stretch_fini(&m->open[i]);
 	stretch_fini(&m->cand);
@@ -666,12 +671,54 @@ static int add_flagged(struct rv_incmerge *m, const struct rv_incwin *p)
 	return 0;
 }
 
-int rv_incmerge_push_win(struct rv_incmerge *m, const struct rv_incwin *p)
+/*
+ * The weights of a window judged immaterial (its heavier channels moved
+ * less than could matter), each rate's times the share of its
+ * materiality floor it moved in the window (p->matter), scaled back to
+ * their total: how the window's anomaly divides among what moved enough
+ * to matter. A rate learnt near constant (a quiet host's loopback
+ * softirqs, which a CPU hog moves to the other CPU by a few packets a
+ * second) lies far outside its spread and takes most of such a window's
+ * attribution while it moves a hundredth of what could matter; as a
+ * share it would crush the channels the incident is about in each window
+ * it lasts, and the onset, what continues the incident and what closes
+ * it are judged on shares. A stock is left as it is: its matter is how
+ * far it moved within the window, not how far it lies from what was
+ * learnt (memory a leak took and holds). A material window's weights, or
+ * a window without matter, or one where no rate moved: as they are; the
+ * blame weighs every channel by its matter over the onset
+ * (incident_blame.c).
+ */
+static const double *material_weights(struct rv_incmerge *m, const struct rv_incwin *p)
 {
-	if (!m || !p || (m->have_last && p->win <= m->last_win))
+	double total = 0, moved = 0;
+
+	if (!p->weight || !p->matter || !p->immaterial)
+		return p->weight;
+	for (size_t c = 0; c < m->nchan; c++) {
+		double v = isfinite(p->weight[c]) && p->weight[c] > 0 ? p->weight[c] : 0;
+		double f = m->stock[c] ? 1.0 : p->matter[c];
+
+		f = f > 0 ? (f < 1 ? f : 1) : 0;
+		total += v;
+		moved += m->mw[c] = v * f;
+	}
+	if (!(moved > 0))
+		return p->weight;
+	for (size_t c = 0; c < m->nchan; c++)
+		m->mw[c] *= total / moved;
+	return m->mw;
+}
+
+int rv_incmerge_push_win(struct rv_incmerge *m, const struct rv_incwin *w)
+{
+	if (!m || !w || (m->have_last && w->win <= m->last_win))
 		return -EINVAL;
 	int rc = reserve_closed(m);
+	struct rv_incwin q = *w;
+	const struct rv_incwin *p = &q;
 
+	q.weight = material_weights(m, w);
 	if (rc < 0 || (rc = close_stale(m, p->win, p->flagged, p->weight)) < 0)
 		return rc;
 	if (p->flagged && (rc = add_flagged(m, p)) < 0)

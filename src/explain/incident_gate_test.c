@@ -389,6 +389,60 @@ static void test_same_signal_counts_once(void **state)
 	}
 }
 
+/*
+ * A CPU hog on a quiet host moves its loopback softirqs to the other CPU:
+ * a few packets a second (a hundredth of what could matter) far outside
+ * the spread learnt near 0, so those windows score far above the hog's
+ * own and, judged immaterial, are weighed by what moved materially in
+ * them. As raw shares the softirqs would crush the CPU channels in each
+ * of them: the onset would peak at one, the CPU channels would not last
+ * through it, and the incident would close while the hog runs, blamed on
+ * a disk discard of the hog's last second. Here it stays one cpu
+ * incident from the hog's first window to its last; the discard after
+ * it, a window of its own, is a blip.
+ */
+static void test_immaterial_windows_weigh_what_moved(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "cpu.user_pct", "cpu.user_pct:cpu0",
+					      "cpu.busy_pct:cpu1", "net.softirq_net_rx:cpu1",
+					      "storage.discard_time_ms:vda" };
+	/* the hog alone; the softirqs beside it; a discard after it */
+	static const double hog[] = { 3, 3, 3, 0, 0 }, irq[] = { 0.3, 0.3, 0.3, 97, 0 },
+			    disc[] = { 1, 1, 1, 0, 20 };
+	static const float moved[] = { 1, 1, 1, 0.01f, 1 };
+	struct rv_incmerge *m = rv_incmerge_new(5, names, 2, 3);
+	struct rv_incident in;
+	size_t win = 0;
+
+	assert_non_null(m);
+	rv_incmerge_set_gate(m, 2.0, 8);
+	for (size_t i = 0; i < 16; i++, win++) {
+		int soft = i >= 2 && i % 3 != 1, last = i == 15;
+		struct rv_incwin w = { .win = win, .ts = (double)win, .flagged = 1,
+				       .score = soft ? 100.0 : 5.0, .detectors = 1u,
+				       .weight = last ? disc : soft ? irq : hog, .lasting = 1,
+				       .immaterial = soft, .matter = moved };
+
+		assert_int_equal(rv_incmerge_push_win(m, &w), 0);
+		/* reported from its third window (min_windows) */
+		assert_int_equal(rv_incmerge_peek_open(m, &in), i >= 2);
+		if (i >= 2)
+			assert_int_equal(in.subsystem, RV_SUB_CPU);
+	}
+	for (size_t i = 0; i < 4; i++, win++)
+		assert_int_equal(rv_incmerge_push(m, win, (double)win, 0, 0, 0, NULL), 0);
+	assert_int_equal(rv_incmerge_finish(m), 0);
+	assert_int_equal(rv_incmerge_count(m), 1);
+	assert_int_equal(rv_incmerge_dropped(m), 1);
+	in = *rv_incmerge_get(m, 0);
+	assert_int_equal(in.first_win, 0);
+	assert_int_equal(in.last_win, 14);
+	assert_int_equal(in.subsystem, RV_SUB_CPU);
+	assert_true(in.sub_share[RV_SUB_NET] < 0.1);
+	rv_incmerge_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_blame_from_first_material),
 		cmocka_unit_test(test_same_signal_counts_once),
 		cmocka_unit_test(test_strong_after_weak_restarts),
+		cmocka_unit_test(test_immaterial_windows_weigh_what_moved),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

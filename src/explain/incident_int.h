@@ -73,6 +73,8 @@ struct rv_incmerge {
 	struct stretch cand;
 	double *split;              /* nchan: the candidate's weights of a split window */
 	double *sumw;               /* nchan: scratch of rv_incmerge_summarise */
+	unsigned char *stock;       /* nchan: 1 for a stock (rv_catalog_stock) */
+	double *mw;                 /* nchan: a window's weights by materiality */
 	uint64_t last_closed_id;    /* id given at the last close, 0: dropped */
 	unsigned last_closed_phase;
 	double last_closed_peak;
