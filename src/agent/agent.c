@@ -230,7 +230,9 @@ static void score_window(struct agent *a, double ts)
 	}
 	rv_live_score(a->live, a->wrows, &out);
 	/* no verdicts while a fit runs and just after one (agent_finish_fit) */
-	if (a->absorbing || a->fitting || ts < a->quiet_until) {
+	int judging = !(a->absorbing || a->fitting || ts < a->quiet_until);
+
+	if (!judging) {
 		out.res.anomaly = 0;
 		out.res.flags = 0;
 	}
@@ -252,6 +254,7 @@ static void score_window(struct agent *a, double ts)
 	a->last_fused = out.res.fused;
 	a->last_novelty = out.res.novelty;
 	a->last_anomaly = out.res.anomaly;
+	a->judging = judging;
 	for (int d = 0; d < RV_DET_COUNT; d++) {
 		a->det_score[d] = out.res.score[d];
 		a->det_fired[d] = (out.res.flags >> d) & 1u;

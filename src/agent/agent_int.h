@@ -127,6 +127,7 @@ struct agent {
 	double last_fused, fused_threshold;
 	double last_novelty;               /* the last window's novelty (pipeline/novelty.h) */
 	int last_anomaly;
+	int judging;                       /* the last window could flag (not quiet) */
 	double det_score[RV_DET_COUNT], det_threshold[RV_DET_COUNT];
 	int det_fired[RV_DET_COUNT];
 	unsigned det_enabled;

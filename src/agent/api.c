@@ -231,7 +231,9 @@ static int h_status(void *ctx, const struct rv_http_req *req, struct rv_http_res
 	rv_sb_json_num(&b, a->state == AGENT_DETECTING && a->windows_scored ? a->last_fused : NAN);
 	rv_sb_printf(&b, ",\"fused_threshold\":");
 	rv_sb_json_num(&b, a->state == AGENT_DETECTING ? a->fused_threshold : NAN);
-	rv_sb_printf(&b, ",\"anomaly\":%s,\"detectors\":[", a->last_anomaly ? "true" : "false");
+	rv_sb_printf(&b, ",\"anomaly\":%s,\"judging\":%s,\"detectors\":[",
+		     a->last_anomaly ? "true" : "false",
+		     a->state == AGENT_DETECTING && a->judging ? "true" : "false");
 	for (int d = 0, k = 0; a->state == AGENT_DETECTING && d < RV_DET_COUNT; d++) {
 		if (!((a->det_enabled >> d) & 1u))
 			continue;

@@ -177,6 +177,7 @@ void agent_finish_fit(struct agent *a, double now_data)
 	a->next_refit = a->cfg.refit_s > 0 ? now_data + a->cfg.refit_s : INFINITY;
 	pthread_mutex_lock(&a->mu);
 	a->fits++;
+	a->judging = 0;
 	pthread_mutex_unlock(&a->mu);
 	rv_info("agent: %s done in %.1f s: %zu training windows (window %zu samples, step %zu): "
 		"detecting",

@@ -119,6 +119,13 @@ else
 	show prom.log
 fi
 
+# The windows just after the fit flag nothing (docs/AGENT.md); the load
+# begins once the status says the latest window could flag.
+judging() {
+	status && grep -q '"judging":true' status.json
+}
+check "the agent judges windows within 20 s of detecting" wait_for 20 judging
+
 # CPU contention on every core, for 20 s.
 STRESS_T0=$(date +%s.%N)
 stress-ng --cpu 0 --timeout 20s --quiet >/dev/null 2>&1 &
