@@ -242,7 +242,8 @@ static void score_window(struct agent *a, double ts)
 				.score = out.res.fused, .detectors = out.res.flags,
 				.weight = out.weight, .lasting = out.lasting,
 				.immaterial = !out.material, .persist = out.persist,
-				.matter = out.matter };
+				.matter = out.matter,
+				.strength = fmax(out.res.fused, out.res.strength) };
 
 	if (rv_incmerge_push_win(a->mg, &iw) != 0)
 		rv_warn("agent: incident merger: out of memory; window %zu lost", a->win);

@@ -262,7 +262,7 @@ void rv_ens_score_block(const struct rv_ensemble *e, const float *feat, size_t f
 void rv_ens_fuse(const struct rv_ensemble *e, struct rv_ens_result *res)
 {
 	unsigned votes = 0, n = 0;
-	double sum = 0.0;
+	double sum = 0.0, seen = 0.0;
 	int geo = e->cfg.fuse_geometric;
 
 	res->flags = 0;
@@ -276,11 +276,15 @@ void rv_ens_fuse(const struct rv_ensemble *e, struct rv_ens_result *res)
 			votes++;
 		}
 		sum += geo ? log(fmax(res->ratio[d], ENS_MIN_RATIO)) : res->ratio[d];
+		seen += geo ? log(fmax(res->ratio[d], 1.0)) : fmax(res->ratio[d], 1.0);
 		n++;
 	}
 	res->fused = n ? sum / n : 0.0;
-	if (geo)
+	res->strength = n ? seen / n : 0.0;
+	if (geo) {
 		res->fused = exp(res->fused);
+		res->strength = exp(res->strength);
+	}
 	if (e->cfg.fusion == RV_FUSE_VOTE)
 		res->anomaly = votes >= e->cfg.vote_k;
 	else

@@ -114,6 +114,10 @@ struct rv_ens_result {
 	double ratio[RV_DET_COUNT];  /* score / threshold */
 	unsigned flags;              /* RV_DET_BIT of detectors over threshold */
 	double fused;                /* mean ratio of enabled detectors */
+	double strength;             /* the same mean with each ratio at least 1:
+					how strongly the detectors that see the
+					window see it; one below its threshold
+					(blind to what moved) does not weaken it */
 	int anomaly;                 /* after fusion */
 	/* Set by pipeline/ after the ensemble (pipeline/novelty.h), never by
 	 * rv_ens_*: the window's novelty (the largest ratio of a sparse event

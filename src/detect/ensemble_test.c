@@ -192,6 +192,11 @@ static void test_training_over_threshold(void **state)
 		assert_true(close_rel(res.fused,
 				      (res.ratio[0] + res.ratio[1] + res.ratio[2] + res.ratio[3]) / 4,
 				      1e-12));
+		/* strength: each ratio at least 1 */
+		assert_true(close_rel(res.strength,
+				      (fmax(res.ratio[0], 1) + fmax(res.ratio[1], 1) +
+				       fmax(res.ratio[2], 1) + fmax(res.ratio[3], 1)) / 4,
+				      1e-12));
 		assert_int_equal(res.anomaly, res.fused > rv_ens_fuse_threshold(e));
 		anomalies += (size_t)res.anomaly;
 		fused[i] = res.fused;
@@ -482,12 +487,20 @@ static void test_fuse_geometric(void **state)
 	assert_non_null(s);
 	for (size_t p = 0; p < PROBES; p += 5) {
 		struct rv_ens_result res;
-		double logsum = 0.0;
+		double logsum = 0.0, seen = 0.0;
+		int below = 0;
 		probe_row(p, feat, raw);
 		rv_ens_score(e, feat, raw, s, &res, NULL);
-		for (int d = 0; d < RV_DET_COUNT; d++)
+		for (int d = 0; d < RV_DET_COUNT; d++) {
 			logsum += log(res.ratio[d]);
+			seen += log(fmax(res.ratio[d], 1.0));
+			below += res.ratio[d] < 1.0;
+		}
 		assert_true(close_rel(res.fused, exp(logsum / RV_DET_COUNT), 1e-9));
+		/* a detector below its threshold does not weaken the strength;
+		 * with none below, it is the fused score */
+		assert_true(close_rel(res.strength, exp(seen / RV_DET_COUNT), 1e-9));
+		assert_true(below ? res.strength > res.fused : close_rel(res.strength, res.fused, 1e-9));
 		assert_int_equal(res.anomaly, res.fused > rv_ens_fuse_threshold(e));
 	}
 	rv_ens_scratch_free(s);

@@ -293,14 +293,16 @@ static void stretch_add(const struct rv_incmerge *m, struct stretch *s, const st
 	s->score_sum += score;
 	s->lasting += p->lasting != 0;
 	if (!p->immaterial) {
-		if (s->material++ == 0 || score > s->mat_peak)
-			s->mat_peak = score;
+		double strong = p->strength > score ? p->strength : score;
+
+		if (s->material++ == 0 || strong > s->mat_peak)
+			s->mat_peak = strong;
 		/* a sustained anomaly is one whose evidence lasts: a page-in
 		 * of a second flags the few windows that hold it, each a burst */
 		if (p->lasting) {
 			s->mat_lasting++;
-			if (score > 1)
-				s->mat_excess += score - 1;
+			if (strong > 1)
+				s->mat_excess += strong - 1;
 		}
 	}
 	if (s->onset_done) {

@@ -167,6 +167,10 @@ struct rv_incwin {
 	const float *matter;         /* per channel: the share of its materiality
 					floor it moved, up to 1 (pipeline/live.h),
 					or NULL */
+	double strength;             /* what the gate weighs of a material
+					window: its score with no detector below
+					its threshold dragging it down
+					(rv_ens_result.strength); 0: the score */
 };
 
 /*
