@@ -174,27 +174,35 @@ static int moved_lately(double mu, const float *x, size_t w, size_t n, size_t ho
 	return 2 * k > n;
 }
 
-/* Whether the novel channel c counted above its training mean in at least
- * LASTING_STEPS of the window's steps (of one reading at least, counted
- * back from the newest sample): a burst of events at one instant lies in
- * one step; events that go on, however sparse, in more. */
+/* Whether the novel channel c counted above its training mean in each of
+ * the window's newest LASTING_STEPS steps (of one reading at least,
+ * counted back from the newest sample), as a lasting channel moves in
+ * each of them (material_lasts): events that go on come in every step,
+ * however few each time; a burst of events at one instant lies in one
+ * step, and two bursts seconds apart (the retransmissions of a job's
+ * connection that overflowed a socket buffer twice) in two steps with a
+ * quiet one between or after them. */
 static int novel_lasts(const struct rv_live *l, uint32_t c)
 {
 	const struct rv_model *m = l->m;
-	size_t w = m->window, step = m->step, hold = l->hold ? l->hold[c] : 1, steps = 0;
+	size_t w = m->window, step = m->step, hold = l->hold ? l->hold[c] : 1, end = w;
 	const float *x = l->tbl + (size_t)c * w;
 	double mu = m->chan_mean ? m->chan_mean[c] : 0.0;
 
 	if (hold > step)
 		step = hold;
-	for (size_t end = w; end > 0 && steps < LASTING_STEPS; end = end > step ? end - step : 0) {
+	for (size_t k = 0; k < LASTING_STEPS; k++) {
 		int counted = 0;
 
+		if (end == 0)
+			return 0;
 		for (size_t i = end > step ? end - step : 0; i < end && !counted; i++)
 			counted = x[i] > mu;
-		steps += (size_t)counted;
+		if (!counted)
+			return 0;
+		end = end > step ? end - step : 0;
 	}
-	return steps >= LASTING_STEPS;
+	return 1;
 }
 
 /* The share of the heavier half of the attribution (ranked in l->rank)

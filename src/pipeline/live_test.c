@@ -287,8 +287,9 @@ static struct rv_live_out lt_score(struct rv_live *l, const struct rv_model *m, 
  * of the newest two steps lasts. Channels read once a second (hold) are
  * judged on their readings: two readings, which a short burst between them
  * makes, do not last; three do. An unflagged window lasts; one the
- * novelty flagged lasts when its events came in two of its steps, not
- * when they came at one instant.
+ * novelty flagged lasts when its events came in each of its newest two
+ * steps, not when they came at one instant, nor in two steps with a
+ * quiet one between or after them.
  */
 static void test_lasting(void **state)
 {
@@ -336,14 +337,21 @@ static void test_lasting(void **state)
 	assert_int_equal(out.flagged, 1);
 	assert_int_equal(out.lasting, 1);
 
-	/* the novelty: timeouts counted in two steps last, however short the
-	 * rest; a burst of them at one instant does not */
-	for (size_t i = 0; i < m->window; i++)
-		rm[(end + 1 - m->window + i) * m->nchan + QT_TIMEOUTS] =
-			i == step / 2 || i == step + step / 2 ? 30.0f : 0.0f;
-	out = lt_score(l, m, rm, end, 1, 30.0, 1);
-	assert_int_equal(out.res.novel, 1);
-	assert_int_equal(out.lasting, 1);
+	/* the novelty: timeouts counted in each of the newest two steps last,
+	 * however short the rest; in the two older steps (they stopped) or
+	 * in the oldest and the newest (two bursts, a quiet step between)
+	 * they do not, nor does a burst of them at one instant */
+	for (int at = 0; at < 3; at++) {
+		size_t a = at == 0 ? step + step / 2 : step / 2,
+		       b = at == 1 ? step + step / 2 : 2 * step + step / 2;
+
+		for (size_t i = 0; i < m->window; i++)
+			rm[(end + 1 - m->window + i) * m->nchan + QT_TIMEOUTS] =
+				i == a || i == b ? 30.0f : 0.0f;
+		out = lt_score(l, m, rm, end, 1, 30.0, 1);
+		assert_int_equal(out.res.novel, 1);
+		assert_int_equal(out.lasting, at == 0);
+	}
 	for (size_t i = 0; i < m->window; i++)
 		rm[(end + 1 - m->window + i) * m->nchan + QT_TIMEOUTS] =
 			i == m->window - step - 1 ? 300.0f : 0.0f;
