@@ -243,7 +243,7 @@ static void score_window(struct agent *a, double ts)
 				.weight = out.weight, .lasting = out.lasting,
 				.immaterial = !out.material, .persist = out.persist,
 				.matter = out.matter,
-				.strength = fmax(out.res.fused, out.res.strength) };
+				.strength = out.res.strength };
 
 	if (rv_incmerge_push_win(a->mg, &iw) != 0)
 		rv_warn("agent: incident merger: out of memory; window %zu lost", a->win);
