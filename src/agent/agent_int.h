@@ -99,6 +99,7 @@ struct agent {
 	const char *fit_reason;            /* "learn", "refit", "absorb" */
 	int absorbing;                     /* an absorb refit runs: flags wait for it */
 	double absorb_since;               /* data time: flagged rows an absorb fits on */
+	double fit_from;                   /* data time: the sample a fit started at */
 	double quiet_until;                /* data time: windows before it flag nothing */
 	double last_fit_wall;              /* data time of the last fit's end, 0: none */
 	double next_refit;                 /* data time of the next refit */

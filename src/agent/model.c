@@ -140,6 +140,7 @@ void agent_start_fit(struct agent *a, const char *reason, int inline_fit)
 	rv_err_clear(&a->fit_err);
 	atomic_store(&a->fit_done, 0);
 	a->fitting = 1;
+	a->fit_from = a->data_ts;
 	rv_info("agent: %s: fitting on %zu samples of %zu channels", reason, a->fit_table->nrows,
 		a->nchan);
 	if (inline_fit || pthread_create(&a->fit_tid, NULL, fit_thread, a) != 0) {
@@ -171,8 +172,17 @@ void agent_finish_fit(struct agent *a, double now_data)
 	a->fit_model = NULL;
 	/* The fit's own memory and CPU are in the samples taken while it ran,
 	 * and installing and saving the model move them once more: windows
-	 * that can hold those samples are scored but flag nothing. */
-	a->quiet_until = now_data + FIT_QUIET_WINDOWS * (double)a->model->window * a->cfg.interval_s;
+	 * that can hold those samples are scored but flag nothing. Counted
+	 * from the fit's start, not from the install, where a fit takes less
+	 * than a window: a replay fits inline and installs at the sample the
+	 * live fit started at, and flags from the same window as the live
+	 * run did (sh.agent_replay); a longer fit keeps a window of quiet
+	 * after its install. */
+	{
+		double win = (double)a->model->window * a->cfg.interval_s;
+
+		a->quiet_until = fmax(a->fit_from + FIT_QUIET_WINDOWS * win, now_data + win);
+	}
 	a->last_fit_wall = now_data;
 	a->next_refit = a->cfg.refit_s > 0 ? now_data + a->cfg.refit_s : INFINITY;
 	pthread_mutex_lock(&a->mu);
