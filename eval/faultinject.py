@@ -700,8 +700,7 @@ def job_slowed(computes, plan, incidents):
         if not span or any(t - REPORT_S < r["t1"] and t > r["t0"] for t, _ in span
                            for r in done):
             continue
-        if all(ms >= SLOWED_X * level for _, ms in span) and \
-                all(ms >= SLOWED_X * level for ms in later):
+        if all(ms >= SLOWED_X * level for ms in later):    # the span's reports among them
             out[i["id"]] = (span[-1][1], level)
     return out
 
