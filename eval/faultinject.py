@@ -27,6 +27,9 @@ Scoring, from the agent's incident events (JSON lines):
              (follow-ons included) closed; "> N s": still open at the end
   false/h    first-phase incidents that start outside every injection (and
              its settle time) per hour of such clean time
+  cause      the blamed incident's likely causes (the store's ranking at its
+             close, else its event's cause) against the fault's rule
+             (CAUSES): right (first), second, wrong (another first), none
 
     eval/faultinject.py                  the full run of `make eval` (about 66 min)
     eval/faultinject.py --background 40  the same on top of a steady 40 % CPU load
@@ -80,6 +83,21 @@ FAULTS = {
                            ["tbf", "16mbit"]),
     "cgroup-throttle": ("cpu", "the job's cgroup throttled to half the CPU time it uses "
                         "(CFS quota)", ["cgroup", "0.5"]),
+}
+# name -> the knowledge-base rules (ids in share/reveal/rules.yaml) that name
+# the fault's cause, fixed from what the fault does before any run. A fault
+# whose rule the knowledge base lacks yet is scored against the id it is to
+# have; until then no rule of it can be right.
+CAUSES = {
+    "cpu-contention": ("cpu-contention",),
+    "cache-thrash": ("cache-thrash",),
+    "memory-bandwidth": ("memory-bandwidth-saturation",),
+    "memory-leak": ("memory-leak-swapping",),
+    "disk-write-storm": ("disk-saturation-writeback",),
+    "metadata-storm": ("metadata-storm",),
+    "packet-loss": ("packet-loss",),
+    "bandwidth-throttle": ("bandwidth-throttle",),
+    "cgroup-throttle": ("cgroup-cpu-throttling",),
 }
 # packet loss last: its TCP after-effects (delayed ACKs) can outlast the short gaps
 SHORT = ["cpu-contention", "disk-write-storm", "packet-loss"]
@@ -705,6 +723,42 @@ def job_slowed(computes, plan, incidents):
     return out
 
 
+def read_causes(db):
+    """Incident id -> the rule ids of its likely causes, best first, from the
+    agent's store (the ranking of its last explanation); {} without one."""
+    if not db or not os.path.exists(db):
+        return {}
+    import sqlite3
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        out = {}
+        for iid, rule in con.execute("SELECT incident_id, rule_id FROM incident_causes "
+                                     "ORDER BY incident_id, rank"):
+            out.setdefault(iid, []).append(rule)
+        return out
+    finally:
+        con.close()
+
+
+def add_causes(incidents, causes):
+    """Puts each incident's ranked causes (read_causes) into it; one the
+    store does not hold keeps the cause of its last event alone."""
+    for i in incidents.values():
+        i["causes"] = causes.get(i["id"]) or ([i["cause"]] if i.get("cause") else [])
+
+
+def cause_verdict(fault, ranked):
+    """The likely cause of a fault's incident (ranked: rule ids, best first):
+    right (the fault's rule first), second (it is second), wrong (another
+    rule first, the fault's not second), none (no rule matched)."""
+    if not ranked:
+        return "none"
+    ok = CAUSES.get(fault, ())
+    if ranked[0] in ok:
+        return "right"
+    return "second" if len(ranked) > 1 and ranked[1] in ok else "wrong"
+
+
 def close_time(i):
     """When the agent closed the incident; None while it is open."""
     return None if i.get("open_at_end") or "closed" not in i else i["closed"]
@@ -747,6 +801,8 @@ def score_injection(inj, reported, incidents, detect_end, run_end):
                open_subsystem=main.get("open_subsystem"),
                open_ok=main.get("open_subsystem") == inj["expect"],
                cause=main.get("cause"), top=main.get("top"), duration_s=length(main))
+    ranked = main.get("causes", [main["cause"]] if main.get("cause") else [])
+    row.update(causes=ranked, cause_verdict=cause_verdict(inj["fault"], ranked))
     # time to close: from the end of the fault; one still open when the run
     # ended has taken at least the rest of the run
     rest = run_end - t1
@@ -823,6 +879,10 @@ def summarize(rows, false, clean_s, incidents=None):
         "close_unclosed": copen, "all_close_median_s": amed, "all_close_median_lower": alow,
         "all_close_max_s": amax, "all_close_unclosed": aopen,
         "follow_ons": sum(r["follow_ons"] for r in det),
+        # the likely cause (issue 14), measured with no target yet: shares
+        # of the injections, an undetected one counts as none
+        "causes": {v: sum(r.get("cause_verdict") == v for r in det) / len(done) if done
+                   else 0.0 for v in ("right", "second", "wrong")},
         "open_at_end": still,
         "first_open_at_end": still_first,
     }
@@ -925,6 +985,21 @@ def fmt_s(v, bound=""):
     return "-" if v is None else f"{bound}{v:.1f} s"
 
 
+def cause_shares(s):
+    c = s.get("causes") or {}
+    right, second, wrong = (100 * c.get(k, 0.0) for k in ("right", "second", "wrong"))
+    return (f"{right:.0f} % / {second:.0f} % / {wrong:.0f} % / "
+            f"{max(0.0, 100 - right - second - wrong):.0f} %")
+
+
+def fmt_cause(r):
+    """The likely causes of a row, the first two, and the verdict on them."""
+    ranked = r.get("causes", [r["cause"]] if r.get("cause") else [])
+    if not ranked:
+        return "- (none)"
+    return f"{' > '.join(ranked[:2])} ({r.get('cause_verdict', cause_verdict(r['fault'], ranked))})"
+
+
 def markdown(rows, false, s, meta):
     """The tables of docs/EVALUATION.md; meta: cmd, and background_pct,
     cgroup when they apply."""
@@ -955,7 +1030,7 @@ def markdown(rows, false, s, meta):
             head, how, "-" if r["ttd_s"] is None else f"{r['ttd_s']:.1f}",
             fmt_close(r, "close"), fmt_close(r, "all_close"), r["follow_ons"],
             "yes" if r["top1_ok"] else "no", "yes" if r["top2_ok"] else "no",
-            " > ".join(r["ranking"][:3]), r["cause"] or "-"))
+            " > ".join(r["ranking"][:3]), fmt_cause(r)))
     t, met = TARGETS, s["met"]
 
     def yes(k):
@@ -994,6 +1069,8 @@ def markdown(rows, false, s, meta):
             f"| incidents open at the end of the run | {len(s['open_at_end'])}"
             f"{' (' + ', '.join(map(str, s['open_at_end'])) + ')' if s['open_at_end'] else ''}"
             f" | {t['open_at_end']} | {yes('open_at_end')} |",
+            f"| likely cause: the fault's rule first / second / another first / none |"
+            f" {cause_shares(s)} | (issue 14: first ≥ 80 %, another first ≤ 5 %) | - |",
             "", f"Follow-on phases: {s['follow_ons']} in all."]
     for i in false:
         out.append(f"\nFalse incident {i['id']}: {i['subsystem']}, top {', '.join(i['top'])}")
@@ -1014,21 +1091,24 @@ def rescore(a):
         raise SystemExit(f"faultinject: expected one recording in {d}, found {len(recs)}")
     plan = [{k: r[k] for k in ("fault", "expect", "what", "round", "t0", "t1", "skipped", "note")
              if k in r} for r in old["injections"]]
-    ev_path = os.path.join(d, "replay-events.jsonl")
-    if os.path.exists(ev_path):
-        os.unlink(ev_path)
     learn = old.get("learn_s", 120)
     # the live run's sampling interval: learning then spans the same samples
     interval = old.get("interval", INTERVAL)
+    # the replay's events and store go to a folder of its own: the run's
+    # folder may be a fixture of the checkout, or read-only
     with tempfile.TemporaryDirectory() as state:
+        ev_path = os.path.join(state, "replay-events.jsonl")
         r = run([a.reveal, "agent", "--replay", recs[0], "--interval", interval,
                  "--learn", f"{learn:.0f}s", "--listen", "",
-                 "--store", "", "--events", ev_path, "--state-dir", state, "--set", "refit=0",
+                 "--store", os.path.join(state, "replay.db"), "--events", ev_path,
+                 "--state-dir", state, "--set", "refit=0",
                  "-q"] + [x for kv in a.agent_set for x in ("--set", kv)], check=False)
-    if r.returncode:
-        raise SystemExit("faultinject: replay failed: " + r.stderr.strip())
-    ev = Events(ev_path)
-    ev.poll()
+        if r.returncode:
+            raise SystemExit("faultinject: replay failed: " + r.stderr.strip())
+        causes = read_causes(os.path.join(state, "replay.db"))
+        ev = Events(ev_path)
+        ev.poll()
+    add_causes(ev.incidents, causes)
     # runs older than the run_end field stopped the agent 2 s after detect_end;
     # the replay closes what is open at the recording's end, as the agent did
     run_end = old.get("run_end", old["detect_end"] + 2.0)
@@ -1331,6 +1411,7 @@ def main():
     detect_start, detect_end, run_end = live.run()
     ev = live.ev
     mark_open_at_end(ev.incidents, run_end, live.still_open)
+    add_causes(ev.incidents, read_causes(os.path.join(out, "eval.db")))
     rows, false, clean_s = score(live.plan, ev.incidents, detect_start, detect_end, a.settle,
                                  run_end)
     for r in rows:
@@ -1579,6 +1660,38 @@ def self_test():
         expect("phase 1, follows null", is_follow_on(e[3]), False)
         expect("close time without `time`: the arrival", e[3]["closed"] >= t_read, True)
         expect("open incident has no close", "closed" in e[2], False)
+    # likely causes: the verdict on a ranking, the store's rankings
+    expect("cause: the fault's rule first", cause_verdict("packet-loss", ["packet-loss"]),
+           "right")
+    expect("cause: the fault's rule second",
+           cause_verdict("cpu-contention", ["memory-bandwidth-saturation", "cpu-contention"]),
+           "second")
+    expect("cause: another rule first, the fault's third",
+           cause_verdict("cpu-contention", ["a", "b", "cpu-contention"]), "wrong")
+    expect("cause: no rule", cause_verdict("packet-loss", []), "none")
+    with tempfile.TemporaryDirectory() as d:
+        import sqlite3
+        db = os.path.join(d, "s.db")
+        con = sqlite3.connect(db)
+        con.execute("CREATE TABLE incident_causes (incident_id INTEGER, rank INTEGER, "
+                    "rule_id TEXT, title TEXT, confidence REAL)")
+        con.executemany("INSERT INTO incident_causes VALUES (?, ?, ?, '', 0.5)",
+                        [(4, 1, "b"), (4, 0, "a"), (5, 0, "c")])
+        con.commit()
+        con.close()
+        got = read_causes(db)
+        expect("store causes by rank", got, {4: ["a", "b"], 5: ["c"]})
+        incs = {4: {"id": 4, "cause": "a"}, 6: {"id": 6, "cause": "x"}, 7: {"id": 7, "cause": None}}
+        add_causes(incs, got)
+        expect("an incident not in the store keeps its event's cause",
+               [incs[k]["causes"] for k in (4, 6, 7)], [["a", "b"], ["x"], []])
+        expect("no store, no causes", read_causes(os.path.join(d, "none.db")), {})
+    row = {"fault": "packet-loss", "cause": "packet-loss",
+           "causes": ["packet-loss", "cpu-contention"], "cause_verdict": "right"}
+    expect("the cause column", fmt_cause(row), "packet-loss > cpu-contention (right)")
+    expect("cause shares",
+           cause_shares({"causes": {"right": 0.5, "second": 0.25, "wrong": 0.0}}),
+           "50 % / 25 % / 0 % / 25 %")
     # a loop of follows (a broken file) ends
     loop = {1: {"id": 1, "follows": 2, "phase": 2}, 2: {"id": 2, "follows": 1, "phase": 2}}
     expect("a loop of follows ends", first_phase_of(loop[1], loop)["id"] in (1, 2), True)
