@@ -222,7 +222,8 @@ static void test_tiny_moves(void **state)
 		{ "mem.writeback_bytes", 123, LEVEL, 0 }, { "mem.nr_writeback_bytes", 123, LEVEL, 0 },
 		{ "mem.dirty_bytes", 5.2e7, LEVEL, 0 }, { "mem.nr_dirty_bytes", 5.2e7, LEVEL, 0 },
 		{ "storage.weighted_time_ms:nvme0n1", 60, LEVEL, 0 },
-		{ "net.tcp_retrans_segs", 0.2, LEVEL, 0 } } };
+		{ "net.tcp_retrans_segs", 0.2, LEVEL, 0 },
+		{ "cpu.cgroup_throttled_time_ms", 3, LEVEL, 0 } } };
 	struct rv_kb *kb = builtin();
 	struct host *h = host_new();
 	struct rv_kb_match out[RV_KB_MATCH_MAX];

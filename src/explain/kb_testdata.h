@@ -59,7 +59,9 @@ static const struct chan_def signals[] = {
 	{ "cpu.softirq_pct", 1 }, { "cpu.irq_pct", 0.3 }, { "cpu.steal_pct", 0.1 },
 	{ "cpu.iowait_pct", 0.5 }, { "cpu.procs_running", 6 }, { "cpu.procs_blocked", 0 },
 	{ "cpu.load1", 6 }, { "cpu.context_switches", 20000 }, { "cpu.psi_some_avg10_pct", 0 },
-	{ "cpu.psi_full_avg10_pct", 0 }, { "cpu.ipc", 1.8 }, { "cpu.cache_miss_pct", 20 },
+	{ "cpu.psi_full_avg10_pct", 0 }, { "cpu.psi_some_stall_pct", 0.5 },
+	{ "cpu.cgroup_throttled_periods", 0 }, { "cpu.cgroup_throttled_time_ms", 0 },
+	{ "cpu.ipc", 1.8 }, { "cpu.cache_miss_pct", 20 },
 	{ "cpu.llc_load_misses", 2e6 }, { "cpu.stalled_cycles_backend", 1e9 },
 	{ "cpu.busy_mhz", 3400 }, { "cpu.temp_c:x86_pkg_temp0", 62 },
 	{ "cpu.power_w:package-0", 210 },
@@ -212,6 +214,11 @@ static const struct scenario cases[] = {
 		{ "cpu.busy_mhz", 2100, LEVEL, 0 }, { "cpu.freq_mhz:cpu*", 2100, LEVEL, 0 },
 		{ "cpu.temp_c:x86_pkg_temp0", 98, LEVEL, 0 },
 		{ "cpu.power_w:package-0", 160, LEVEL, 0 } } },
+	{ "cgroup-cpu-throttling", {
+		{ "cpu.cgroup_throttled_periods", 9, LEVEL, 0 },
+		{ "cpu.cgroup_throttled_time_ms", 900, LEVEL, 0 },
+		{ "cpu.psi_some_avg10_pct", 40, LEVEL, 0 }, { "cpu.psi_some_stall_pct", 60, LEVEL, 0 },
+		{ "cpu.busy_pct", 22, LEVEL, 0 }, { "cpu.user_pct", 18, LEVEL, 0 } } },
 	{ "gpu-hardware-errors", {
 		{ "gpu.xid_errors:gpu1", 5, PULSE, 0 }, { "gpu.ecc_uncorrected:gpu1", 5, PULSE, 0 },
 		{ "gpu.util_pct:gpu1", 0, LEVEL, 0 }, { "gpu.power_w:gpu1", 90, LEVEL, 0 } } },
