@@ -20,6 +20,11 @@
 #include "base/log.h"
 #include "explain/details.h"
 
+/* A baseline cut short by an earlier incident: at least this long, and
+ * beginning this long after that incident's end (its after-effects). */
+#define BASE_MIN_S 30.0
+#define BASE_SETTLE_S 5.0
+
 /* An open incident's explanation (evidence, causes, plots) is redone this often. */
 #define EXPLAIN_UPDATE_S 30.0
 
@@ -46,6 +51,38 @@ void agent_explain_free(struct agent *a)
 	a->ex_ts = NULL;
 	a->ex_ev = NULL;
 	a->ex_idx = NULL;
+}
+
+/*
+ * The baseline of inc's evidence leaves out the other incidents the agent
+ * knows of (open, and the latest closed ones): a fault 100 s after the
+ * same fault was measured against the first one and showed no change.
+ */
+static void clean_baseline(const struct agent *a, const struct rv_store_incident *inc,
+			   struct rv_details_opts *o)
+{
+	double busy[RV_INCMERGE_OPEN_MAX + AGENT_RECENT_MAX][2];
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->nopen; i++) {
+		const struct rv_store_incident *x = &a->open[i].inc;
+
+		if (x->id != inc->id) {
+			busy[n][0] = x->start_ts - o->window_s;
+			busy[n++][1] = INFINITY;        /* still going */
+		}
+	}
+	for (size_t i = 0; i < a->nrecent; i++) {
+		const struct rv_store_incident *x = &a->recent[i];
+
+		if (x->id != inc->id) {
+			busy[n][0] = x->start_ts - o->window_s;
+			busy[n++][1] = x->end_ts;
+		}
+	}
+	rv_details_clean_baseline(inc->start_ts - o->window_s, (const double (*)[2])busy, n,
+				  o->base_s, BASE_MIN_S, BASE_SETTLE_S, a->ex_ts[0], &o->base_from,
+				  &o->base_to);
 }
 
 /*
@@ -82,6 +119,7 @@ int agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_deta
 	for (size_t i = 0; i < inc->nsig; i++)
 		top[i] = inc->sig[i].name;
 	o = rv_details_defaults((double)a->model->window * a->interval_s);
+	clean_baseline(a, inc, &o);
 	rv_err_clear(&err);
 	rc = rv_details_build(&src, a->kb, inc->start_ts, inc->end_ts, top, inc->nsig, &o, d, &err);
 	if (rc < 0) {

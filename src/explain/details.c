@@ -20,6 +20,8 @@ struct rv_details_opts rv_details_defaults(double window_s)
 		.post_s = 15,
 		.max_points = 600,
 		.min_confidence = 0.3,
+		.base_from = NAN,
+		.base_to = NAN,
 	};
 	return o;
 }
@@ -128,6 +130,34 @@ static int add_series(struct rv_details *d, const struct rv_ev_source *src, cons
 	return rc;
 }
 
+void rv_details_clean_baseline(double start, const double (*busy)[2], size_t nbusy,
+			       double base_s, double min_s, double settle_s, double oldest,
+			       double *from, double *to)
+{
+	double lo = start - base_s, last_end = -INFINITY, first = start;
+
+	*from = lo > oldest ? lo : oldest;
+	*to = start;
+	for (size_t i = 0; i < nbusy; i++) {
+		if (!(busy[i][0] < start) || !(busy[i][1] > lo))
+			continue;       /* begun after it, or ended before its baseline */
+		if (busy[i][1] > last_end)
+			last_end = busy[i][1];
+		if (busy[i][0] < first)
+			first = busy[i][0];
+	}
+	if (last_end == -INFINITY)
+		return;
+	if (start - (last_end + settle_s) >= min_s) {
+		*from = last_end + settle_s;
+		return;
+	}
+	if (first - oldest >= min_s) {
+		*to = first;
+		*from = first - base_s > oldest ? first - base_s : oldest;
+	}
+}
+
 int rv_details_build(const struct rv_ev_source *src, const struct rv_kb *kb, double start_ts,
 		     double end_ts, const char *const *top, size_t ntop,
 		     const struct rv_details_opts *o, struct rv_details *d, struct rv_err *err)
@@ -141,6 +171,11 @@ int rv_details_build(const struct rv_ev_source *src, const struct rv_kb *kb, dou
 	d->end_ts = end_ts;
 	d->base_to = d->start_ts;
 	d->base_from = d->base_to - o->base_s;
+	if (isfinite(o->base_from) && isfinite(o->base_to) && o->base_from < o->base_to &&
+	    o->base_to <= d->start_ts) {
+		d->base_from = o->base_from;
+		d->base_to = o->base_to;
+	}
 	rc = rv_evidence_build(src, d->base_from, d->base_to, d->start_ts, d->end_ts, &d->ev, err);
 	if (rc < 0)
 		return rc;

@@ -11,7 +11,8 @@
  * (start_ts, end_ts) and the detector window window_s:
  *   incident  [start_ts - window_s, end_ts]: the first flagged window
  *             already holds the samples that moved
- *   baseline  the base_s seconds before that
+ *   baseline  the base_s seconds before that, or the caller's
+ *             [base_from, base_to] (rv_details_opts)
  *   plots     [start_ts - window_s - pre_s, end_ts + post_s]
  */
 #ifndef RV_EXPLAIN_DETAILS_H
@@ -36,6 +37,11 @@ struct rv_details_opts {
 	double post_s;       /* plot after it (default 15) */
 	size_t max_points;   /* per series (default 600): longer stretches are averaged */
 	double min_confidence; /* of a likely cause (default 0.3) */
+	/* The baseline's bounds when both are finite, base_from < base_to and
+	 * base_to is at or before the incident's stretch (a caller that knows
+	 * of earlier incidents keeps them out of it); otherwise (the default,
+	 * NaN) the base_s seconds before the incident. */
+	double base_from, base_to;
 };
 
 /* The defaults above for a detector window of window_s. */
@@ -61,6 +67,26 @@ struct rv_details {
 	size_t nseries;
 	struct rv_details_series series[RV_DETAILS_SERIES_MAX];
 };
+
+/*
+ * A baseline for an incident whose stretch begins at start (its first
+ * window's start) that leaves out the stretches [busy[i][0], busy[i][1]]
+ * of other incidents (an open one: its latest end), reading no sample
+ * before oldest (the first one held):
+ *   - none of them begun before start reaches into the base_s seconds
+ *     before it: those base_s seconds (the default baseline);
+ *   - else, when at least min_s seconds lie between the latest end of
+ *     those and start, less settle_s after that end: that stretch
+ *     (shorter than base_s; a fault's after-effects are kept out);
+ *   - else the base_s seconds before the first of them began (a follow-on
+ *     phase, or an incident soon after another, against the host before
+ *     them);
+ * each cut to begin no earlier than oldest, and the default when what
+ * is left is shorter than min_s. Writes *from and *to.
+ */
+void rv_details_clean_baseline(double start, const double (*busy)[2], size_t nbusy,
+			       double base_s, double min_s, double settle_s, double oldest,
+			       double *from, double *to);
 
 /*
  * Works out the details of the incident [start_ts, end_ts] from src. top
