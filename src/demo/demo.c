@@ -264,7 +264,8 @@ static void plan_faults(struct demo *d, int netns)
 	memset(d->f, 0, sizeof(d->f));
 	f[0] = (struct fault){ .kind = FAULT_STRESS, .title = "CPU contention",
 			       .how = "stress-ng busy on every core, a noisy neighbour",
-			       .expect = "cpu", .incident = -1 };
+			       .expect = "cpu", .expect_cause = "cpu-contention",
+			       .incident = -1 };
 	f[0].argv[0] = (char *)"stress-ng";
 	f[0].argv[1] = (char *)"--cpu";
 	f[0].argv[2] = ncpu;
@@ -274,12 +275,14 @@ static void plan_faults(struct demo *d, int netns)
 		f[1] = (struct fault){ .kind = FAULT_NFT_DROP, .title = "packet loss",
 				       .how = "an nftables rule dropping 10 % of the job's TCP "
 					      "packets (in the demo's own network namespace)",
-				       .expect = "net", .nft_rules = NFT_RULES, .incident = -1 };
+				       .expect = "net", .expect_cause = "packet-loss",
+				       .nft_rules = NFT_RULES, .incident = -1 };
 		return;
 	}
 	f[1] = (struct fault){ .kind = FAULT_STRESS, .title = "disk write storm",
 			       .how = "stress-ng writing files in the output folder",
-			       .expect = "storage", .incident = -1 };
+			       .expect = "storage", .expect_cause = "disk-saturation-writeback",
+			       .incident = -1 };
 	f[1].argv[0] = (char *)"stress-ng";
 	f[1].argv[1] = (char *)"--hdd";
 	f[1].argv[2] = (char *)"2";
@@ -396,12 +399,16 @@ static void write_summary(struct demo *d)
 		rv_json_fput_str(f, r->title);
 		fputs(",\"expect\":", f);
 		rv_json_fput_str(f, r->expect);
+		fputs(",\"expect_cause\":", f);
+		rv_json_fput_str(f, r->expect_cause);
 		fprintf(f, ",\"detected\":%s", r->detected ? "true" : "false");
 		if (r->detected) {
 			fprintf(f, ",\"ttd_s\":%.2f,\"subsystem\":", r->ttd_s);
 			rv_json_fput_str(f, r->subsystem);
 			fputs(",\"cause\":", f);
 			rv_json_fput_str(f, r->cause);
+			fprintf(f, ",\"cause_right\":%s",
+				strcmp(r->cause, r->expect_cause) == 0 ? "true" : "false");
 			fprintf(f, ",\"confidence\":%.2f,\"close_s\":", r->confidence);
 			if (isfinite(r->close_s))
 				fprintf(f, "%.2f", r->close_s);
@@ -439,9 +446,15 @@ static void print_summary(struct demo *d)
 					r->close_s);
 			else
 				fputs("     its incident was still open at the end\n", out);
-			if (r->cause[0])
-				fprintf(out, "     likely cause: %s (confidence %.0f %%)\n", r->cause,
-					100.0 * r->confidence);
+			if (!r->cause[0])
+				fprintf(out, "     likely cause: no rule matched (%s expected)\n",
+					r->expect_cause);
+			else if (strcmp(r->cause, r->expect_cause) == 0)
+				fprintf(out, "     likely cause: %s (confidence %.0f %%; right)\n",
+					r->cause, 100.0 * r->confidence);
+			else
+				fprintf(out, "     likely cause: %s (confidence %.0f %%; expected %s)\n",
+					r->cause, 100.0 * r->confidence, r->expect_cause);
 		}
 		if (r->step_before_ms > 0 && r->step_during_ms > 0)
 			fprintf(out, "     the job itself: a step took %.1f ms before, %.1f ms during; "
@@ -556,6 +569,8 @@ int rv_demo_run(const struct rv_demo_opts *o, struct rv_demo_result *res, struct
 	for (int i = 0; i < RV_DEMO_FAULTS; i++) {
 		copy_str(res->fault[i].title, sizeof(res->fault[i].title), d.f[i].title);
 		copy_str(res->fault[i].expect, sizeof(res->fault[i].expect), d.f[i].expect);
+		copy_str(res->fault[i].expect_cause, sizeof(res->fault[i].expect_cause),
+			 d.f[i].expect_cause);
 	}
 	d.line = malloc(LINE_MAX_LEN);
 	d.stats = mmap(NULL, sizeof(*d.stats), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,

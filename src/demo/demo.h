@@ -30,6 +30,7 @@ struct rv_demo_opts {
 struct rv_demo_fault_result {
 	char title[64];          /* "CPU contention" */
 	char expect[16];         /* the subsystem it lives in */
+	char expect_cause[64];   /* the knowledge-base rule of its mechanism */
 	int detected;
 	double ttd_s;            /* injection start to the incident's open event */
 	double close_s;          /* injection end to the close of its last first-phase

@@ -22,6 +22,7 @@ enum fault_kind { FAULT_STRESS, FAULT_NFT_DROP };
 struct fault {
 	enum fault_kind kind;
 	const char *title, *how, *expect;
+	const char *expect_cause;        /* the rule that names its mechanism */
 	char *argv[16];
 	const char *nft_rules;
 	pid_t pid;
