@@ -49,6 +49,7 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -728,7 +729,6 @@ def read_causes(db):
     agent's store (the ranking of its last explanation); {} without one."""
     if not db or not os.path.exists(db):
         return {}
-    import sqlite3
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         out = {}
@@ -744,7 +744,12 @@ def add_causes(incidents, causes):
     """Puts each incident's ranked causes (read_causes) into it; one the
     store does not hold keeps the cause of its last event alone."""
     for i in incidents.values():
-        i["causes"] = causes.get(i["id"]) or ([i["cause"]] if i.get("cause") else [])
+        i["causes"] = causes.get(i["id"]) or event_cause(i)
+
+
+def event_cause(i):
+    """The cause of an incident's last event, as a ranking of one or none."""
+    return [i["cause"]] if i.get("cause") else []
 
 
 def cause_verdict(fault, ranked):
@@ -801,7 +806,7 @@ def score_injection(inj, reported, incidents, detect_end, run_end):
                open_subsystem=main.get("open_subsystem"),
                open_ok=main.get("open_subsystem") == inj["expect"],
                cause=main.get("cause"), top=main.get("top"), duration_s=length(main))
-    ranked = main.get("causes", [main["cause"]] if main.get("cause") else [])
+    ranked = main["causes"] if "causes" in main else event_cause(main)
     row.update(causes=ranked, cause_verdict=cause_verdict(inj["fault"], ranked))
     # time to close: from the end of the fault; one still open when the run
     # ended has taken at least the rest of the run
@@ -994,10 +999,9 @@ def cause_shares(s):
 
 def fmt_cause(r):
     """The likely causes of a row, the first two, and the verdict on them."""
-    ranked = r.get("causes", [r["cause"]] if r.get("cause") else [])
-    if not ranked:
+    if not r["causes"]:
         return "- (none)"
-    return f"{' > '.join(ranked[:2])} ({r.get('cause_verdict', cause_verdict(r['fault'], ranked))})"
+    return f"{' > '.join(r['causes'][:2])} ({r['cause_verdict']})"
 
 
 def markdown(rows, false, s, meta):
@@ -1670,7 +1674,6 @@ def self_test():
            cause_verdict("cpu-contention", ["a", "b", "cpu-contention"]), "wrong")
     expect("cause: no rule", cause_verdict("packet-loss", []), "none")
     with tempfile.TemporaryDirectory() as d:
-        import sqlite3
         db = os.path.join(d, "s.db")
         con = sqlite3.connect(db)
         con.execute("CREATE TABLE incident_causes (incident_id INTEGER, rank INTEGER, "
