@@ -160,12 +160,24 @@ static const struct rv_metric *metric_of(const char *name, char *type, size_t le
 	return rv_catalog_metric(type);
 }
 
+/* Kernel caches of file-system objects: like the page cache, they keep
+ * what a past storm of file operations left until memory is reclaimed. */
+static const char *const cache_stocks[] = {
+	"storage.dentries", "storage.dentries_unused", "storage.dentries_negative",
+	"storage.inodes", "storage.inodes_unused",
+};
+
 int rv_catalog_stock(const char *name)
 {
 	char type[128];
 	const struct rv_metric *m = metric_of(name, type, sizeof(type));
 
-	if (!m || rv_catalog_subsystem(name) != RV_SUB_MEM || m->kind != RV_KIND_GAUGE ||
+	if (!m)
+		return 0;
+	for (size_t i = 0; i < sizeof(cache_stocks) / sizeof(cache_stocks[0]); i++)
+		if (strcmp(type, cache_stocks[i]) == 0)
+			return 1;
+	if (rv_catalog_subsystem(name) != RV_SUB_MEM || m->kind != RV_KIND_GAUGE ||
 	    strcmp(m->unit, "bytes") != 0)
 		return 0;
 	for (size_t i = 0; i < sizeof(draining_tokens) / sizeof(draining_tokens[0]); i++)
@@ -196,6 +208,16 @@ static const struct resolution resolutions[] = {
 	{ "bytes", 1048576.0 }, { "bytes/s", 262144.0 }, { "%", 0.5 }, { "pages", 256.0 },
 	{ "pages/s", 64.0 }, { "ms/s", 5.0 }, { "packets/s", 10.0 }, { "segments/s", 10.0 },
 	{ "1/s", 1.0 }, { "tasks", 0.5 }, { "cgroups", 0.5 }, { "MHz", 10.0 }, { "C", 0.5 }, { "W", 1.0 },
+	{ "dentries", 100.0 }, { "inodes", 100.0 }, { "files", 10.0 },
+};
+
+/* Bytes that are not memory: a qdisc's backlog is packets waiting to be
+ * sent, moved by one full-sized Ethernet frame (1514 bytes). */
+static const struct {
+	const char *type;
+	double value;
+} resolution_types[] = {
+	{ "net.qdisc_backlog_bytes", 1514.0 },
 };
 
 double rv_catalog_resolution(const char *name)
@@ -207,6 +229,9 @@ double rv_catalog_resolution(const char *name)
 		return 0.0;
 	if (m->kind == RV_KIND_EVENT)
 		return 1.0;
+	for (size_t i = 0; i < sizeof(resolution_types) / sizeof(resolution_types[0]); i++)
+		if (strcmp(type, resolution_types[i].type) == 0)
+			return resolution_types[i].value;
 	for (size_t i = 0; i < sizeof(resolutions) / sizeof(resolutions[0]); i++)
 		if (strcmp(m->unit, resolutions[i].unit) == 0)
 			return resolutions[i].value;
@@ -218,24 +243,28 @@ double rv_catalog_resolution(const char *name)
  * stall time, a thousand packets or counted things a second (kernel work
  * of a few microseconds each: about a hundredth of a core), two tasks,
  * 100 MHz, 5 degrees, 10 W, an IPC of 0.1, 100 packets queued or
- * connections, 4 requests in flight. */
+ * connections, 4 requests in flight, ten thousand dentries or inodes
+ * cached (a second of a metadata storm, a few MiB of slab), a thousand
+ * files open. */
 static const struct resolution materials[] = {
 	{ "bytes", 67108864.0 }, { "bytes/s", 4194304.0 }, { "%", 5.0 }, { "pages", 16384.0 },
 	{ "pages/s", 1024.0 }, { "ms/s", 50.0 }, { "packets/s", 1000.0 }, { "segments/s", 1000.0 },
 	{ "1/s", 1000.0 }, { "tasks", 2.0 }, { "cgroups", 2.0 }, { "MHz", 100.0 }, { "C", 5.0 },
 	{ "W", 10.0 }, { "instr/cycle", 0.1 }, { "packets", 100.0 }, { "connections", 100.0 },
-	{ "requests", 4.0 },
+	{ "requests", 4.0 }, { "dentries", 10000.0 }, { "inodes", 10000.0 }, { "files", 1000.0 },
 };
 
 /* Metric types whose unit says too little: the stalls of direct reclaim
- * and compaction, each of which costs a task (their resolution), and the
+ * and compaction, each of which costs a task (their resolution), the
  * tasks that exist on the host, of which a program starting adds a few
- * (the runnable and blocked ones are counted in twos). */
+ * (the runnable and blocked ones are counted in twos), and a qdisc's
+ * backlog, about 100 full-sized frames as for 100 packets queued. */
 static const struct {
 	const char *type;
 	double value;
 } material_types[] = {
 	{ "mem.allocstall", 1.0 }, { "mem.compact_stall", 1.0 }, { "cpu.tasks_total", 100.0 },
+	{ "net.qdisc_backlog_bytes", 131072.0 },
 };
 
 double rv_catalog_material(const char *name)

@@ -44,8 +44,9 @@ enum rv_kind rv_catalog_kind_by_name(const char *name);
 /*
  * 1 when `name` (instance allowed) is a stock of the live collector: an
  * amount of memory in the mem subsystem (a "bytes" gauge such as
- * mem.cached_bytes or mem.node_anon_pages_bytes) that stays where a past
- * event left it. A write storm leaves the page cache and the slab grown
+ * mem.cached_bytes or mem.node_anon_pages_bytes), or a count of cached
+ * file-system objects (storage.dentries*, storage.inodes*), that stays
+ * where a past event left it. A write storm leaves the page cache and the slab grown
  * for hours; a job that loads its data keeps the memory. Detection judges
  * stocks by how they move (spread, slope), not by where they sit, or one
  * event would keep an incident open until the model is refitted. Memory
@@ -70,8 +71,10 @@ int rv_catalog_kept(const char *name);
 /*
  * The smallest move of channel `name` that an operator would call a change,
  * in the channel's unit, from the unit of its metric type: 1 MiB of memory
+ * (but one 1514-byte frame of a qdisc's backlog, which is bytes of packets)
  * or 256 KiB/s of traffic, half a percentage point, 5 ms/s of device time,
- * 64 pages/s, 10 packets/s, half a task; one a second for counts of
+ * 64 pages/s, 10 packets/s, half a task, 100 dentries or inodes, 10
+ * files; one a second for counts of
  * things (faults, interrupts, merged requests) and for events (sparse
  * error counts, where one is news). 0 for names outside the catalog and
  * for units without an entry. Detection never standardizes a feature by
@@ -89,15 +92,16 @@ double rv_catalog_resolution(const char *name);
  * interrupts, context switches, I/O requests: kernel work of a few
  * microseconds each, about a hundredth of a core; how much an I/O request
  * costs shows in bytes and device time), two tasks, 100 MHz, 5 degrees,
- * 10 W, an IPC of 0.1, 100 packets queued or connections, 4 requests in
- * flight; for events (sparse error counts) and for the stalls of direct
- * reclaim and compaction, where each one costs a task, the resolution. 0
- * for names outside the catalog and units without an entry (every move
- * counts). Detection judges a move against the spread seen while
- * learning; on a quiet host that spread is far below this, and the live
- * agent reports an incident only when a channel it blames moved by at
- * least this much (pipeline/live.h): a hundred page-ins a second on an
- * idle disk are real, and no incident.
+ * 10 W, an IPC of 0.1, 100 packets queued (128 KiB of a qdisc's backlog)
+ * or connections, 4 requests in flight, 10000 dentries or inodes cached,
+ * 1000 files open; for events (sparse error counts)
+ * and for the stalls of direct reclaim and compaction, where each one
+ * costs a task, the resolution. 0 for names outside the catalog and units
+ * without an entry (every move counts). Detection judges a move against
+ * the spread seen while learning; on a quiet host that spread is far below
+ * this, and the live agent reports an incident only when a channel it
+ * blames moved by at least this much (pipeline/live.h): a hundred
+ * page-ins a second on an idle disk are real, and no incident.
  */
 double rv_catalog_material(const char *name);
 

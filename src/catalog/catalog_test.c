@@ -86,6 +86,10 @@ static const struct name_case other_cases[] = {
 	{ "mem.pgpgout_bytes", RV_SUB_STORAGE, G },
 	{ "mem.pgpgout_bytes:x", RV_SUB_MEM, G },
 	{ "mem.pgpgout", RV_SUB_MEM, G },
+	/* the file-system caches (proc.fs) are storage counts, not events */
+	{ "storage.dentries_negative", RV_SUB_STORAGE, G },
+	{ "storage.inodes_unused", RV_SUB_STORAGE, G },
+	{ "storage.files_open", RV_SUB_STORAGE, G },
 	{ "cpux.load_1", RV_SUB_OTHER, G },    /* prefix must match exactly */
 	{ "cp.load_1", RV_SUB_OTHER, G },
 	{ "CPU.load_1", RV_SUB_OTHER, G },
@@ -161,6 +165,11 @@ static void test_stocks(void **state)
 	assert_false(rv_catalog_stock("mem.writeback_bytes"));
 	assert_false(rv_catalog_stock("mem.node_dirty_bytes:node1"));
 	assert_false(rv_catalog_stock("mem.nfs_unstable_bytes"));
+	assert_true(rv_catalog_stock("storage.dentries"));
+	assert_true(rv_catalog_stock("storage.dentries_negative"));
+	assert_true(rv_catalog_stock("storage.inodes_unused"));
+	assert_false(rv_catalog_stock("storage.files_open"));
+	assert_false(rv_catalog_stock("storage.dentriesx"));
 	assert_false(rv_catalog_stock("mem.cached_bytesx"));
 	assert_false(rv_catalog_stock("cpu.busy_pct"));
 	assert_false(rv_catalog_stock("machine-1-1.mem_cached"));
@@ -194,7 +203,14 @@ static void test_resolution(void **state)
 	assert_true(rv_catalog_resolution("storage.write_bytes:vda") == 262144.0);
 	assert_true(rv_catalog_resolution("net.tcp_retrans_segs") == 1.0);
 	assert_true(rv_catalog_resolution("storage.reads_merged:vda") == 1.0);
+	assert_true(rv_catalog_resolution("storage.dentries") == 100.0);
+	assert_true(rv_catalog_resolution("storage.files_open") == 10.0);
+	assert_true(rv_catalog_material("storage.inodes") == 10000.0);
+	assert_true(rv_catalog_material("storage.files_open") == 1000.0);
 	assert_true(rv_catalog_resolution("mem.pgmajfault") == 1.0);
+	assert_true(rv_catalog_resolution("net.qdisc_backlog_bytes:eth0") == 1514.0);
+	assert_true(rv_catalog_resolution("net.qdisc_qlen:eth0") == 0.0);
+	assert_true(rv_catalog_resolution("net.qdisc_drops:eth0") == 1.0);
 	assert_true(rv_catalog_resolution("nosuch.metric") == 0.0);
 	assert_true(rv_catalog_resolution(NULL) == 0.0);
 }
@@ -219,6 +235,8 @@ static void test_material(void **state)
 	assert_true(rv_catalog_material("mem.compact_stall") == 1.0);
 	assert_true(rv_catalog_material("cpu.tasks_total") == 100.0);
 	assert_true(rv_catalog_material("cpu.procs_running") == 2.0);
+	assert_true(rv_catalog_material("net.qdisc_backlog_bytes:lo") == 131072.0);
+	assert_true(rv_catalog_material("net.qdisc_qlen:lo") == 100.0);
 	assert_true(rv_catalog_material("nosuch.metric") == 0.0);
 	assert_true(rv_catalog_material(NULL) == 0.0);
 	for (size_t i = 0; i < rv_catalog_metric_count(); i++) {

@@ -23,6 +23,13 @@ const struct rv_metric rv_metrics_net[] = {
 	{ "net.tx_colls", "1/s", RV_KIND_EVENT, "collisions" },
 	{ "net.tx_carrier", "1/s", RV_KIND_EVENT, "carrier losses" },
 	{ "net.tx_compressed", "packets/s", RV_KIND_COUNTER, "compressed packets sent" },
+	/* rtnetlink: the root qdisc of each interface (net_qdisc.c); its
+	 * counters restart at 0 when the qdisc is replaced */
+	{ "net.qdisc_drops", "packets/s", RV_KIND_EVENT, "packets the root qdisc dropped (queue full, AQM, policer)" },
+	{ "net.qdisc_overlimits", "1/s", RV_KIND_COUNTER, "times the root qdisc held packets back over its shaped rate" },
+	{ "net.qdisc_requeues", "packets/s", RV_KIND_COUNTER, "packets the driver handed back to the root qdisc (device busy)" },
+	{ "net.qdisc_backlog_bytes", "bytes", RV_KIND_GAUGE, "bytes queued in the root qdisc" },
+	{ "net.qdisc_qlen", "packets", RV_KIND_GAUGE, "packets queued in the root qdisc" },
 	/* /proc/net/snmp: host-wide IP, ICMP, TCP, UDP */
 	{ "net.ip_in_receives", "packets/s", RV_KIND_COUNTER, "IP datagrams received, errors included" },
 	{ "net.ip_in_delivers", "packets/s", RV_KIND_COUNTER, "IP datagrams delivered to upper layers" },

@@ -1,5 +1,6 @@
 /*
- * metrics_storage.c - metric types of the storage subsystem (see metrics.h).
+ * metrics_storage.c - metric types of the storage subsystem (see metrics.h):
+ * block devices and the file-system caches.
  */
 #include "catalog/metrics.h"
 
@@ -24,5 +25,12 @@ const struct rv_metric rv_metrics_storage[] = {
 	{ "storage.discard_time_ms", "ms/s", RV_KIND_COUNTER, "time spent by discards" },
 	{ "storage.flushes", "1/s", RV_KIND_COUNTER, "cache flushes completed" },
 	{ "storage.flush_time_ms", "ms/s", RV_KIND_COUNTER, "time spent by flushes" },
+	/* /proc/sys/fs (proc_fs.c): the file-system caches, for the host */
+	{ "storage.dentries", "dentries", RV_KIND_GAUGE, "dentries allocated, in use or cached (dentry-state nr_dentry)" },
+	{ "storage.dentries_unused", "dentries", RV_KIND_GAUGE, "dentries cached and unused, reclaimable (dentry-state nr_unused)" },
+	{ "storage.dentries_negative", "dentries", RV_KIND_GAUGE, "unused dentries of names that do not exist: failed lookups, unlinked files (dentry-state nr_negative)" },
+	{ "storage.inodes", "inodes", RV_KIND_GAUGE, "inodes allocated (inode-nr nr_inodes)" },
+	{ "storage.inodes_unused", "inodes", RV_KIND_GAUGE, "inodes cached and unused, reclaimable (inode-nr nr_free_inodes)" },
+	{ "storage.files_open", "files", RV_KIND_GAUGE, "file handles allocated: files open on the host (file-nr, first field)" },
 	{ NULL, NULL, RV_KIND_GAUGE, NULL },
 };

@@ -1,7 +1,8 @@
 /*
  * procmem_sources.h - the memory and load sources: proc.meminfo,
- * proc.vmstat, proc.loadavg, proc.pressure (source.h is their contract),
- * and the key-value table reader the first two share.
+ * proc.vmstat, proc.loadavg, proc.pressure, proc.fs (the file-system
+ * caches of /proc/sys/fs; source.h is their contract), and the key-value
+ * table reader the first two share.
  */
 #ifndef RV_COLLECT_PROCMEM_SOURCES_H
 #define RV_COLLECT_PROCMEM_SOURCES_H
@@ -15,6 +16,7 @@ extern const struct rv_source rv_src_proc_meminfo;
 extern const struct rv_source rv_src_proc_vmstat;
 extern const struct rv_source rv_src_proc_loadavg;
 extern const struct rv_source rv_src_proc_pressure;
+extern const struct rv_source rv_src_proc_fs;
 
 /* What a value of a key-value file is counted in; the channel scale. */
 enum rv_kvunit {

@@ -1,9 +1,10 @@
 /*
  * procnet_test.h - test harness shared by proc_net_dev_test.c,
- * proc_net_snmp_test.c and proc_diskstats_test.c (include after cmocka.h):
- * a source opened on a root, sampled into fixed arrays, its channels looked
- * up by name; and temporary roots whose one file is rewritten in place, so
- * that the descriptor a source keeps open sees each new content.
+ * proc_net_snmp_test.c, proc_diskstats_test.c and proc_fs_test.c
+ * (include after cmocka.h): a source opened on a root, sampled into fixed
+ * arrays, its channels looked up by name; and temporary roots whose one
+ * file is rewritten in place, so that the descriptor a source keeps open
+ * sees each new content.
  * Header-only (static inline) because CMake builds every .c under
  * collect/ into the library.
  */
@@ -116,9 +117,10 @@ static inline void tmp_root(char *root, size_t cap, int net)
 static inline void put_file(const char *root, const char *rel, const char *text)
 {
 	char path[RUN_PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s%s", root, rel);
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s%s", root, rel);
+	assert_true(n > 0 && (size_t)n < sizeof(path));
 	f = fopen(path, "w");
 	assert_non_null(f);
 	assert_true(fputs(text, f) >= 0);

@@ -8,7 +8,10 @@
  *                      fuzz_model (which adds the envelope itself);
  *   DIR/model/file     the same model file whole, envelope included;
  *   DIR/rvl/small.rvl  a recording of 3 channels x 40 samples in blocks of
- *                      16, with gaps, for fuzz_rvl.
+ *                      16, with gaps, for fuzz_rvl;
+ *   DIR/qdisc/dumpN    the datagrams of this host's rtnetlink qdisc dump,
+ *                      for fuzz_qdisc (none, and no failure, where netlink
+ *                      is refused).
  * DIR/model and DIR/rvl must exist. Run by run.sh; not a fuzz target (its
  * name does not start with fuzz_).
  */
@@ -18,13 +21,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/netlink.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
 #include "catalog/catalog.h"
+#include "collect/qdisc_msg.h"
 #include "pipeline/detect.h"
 #include "record/rvl.h"
 #include "record/synth.h"
 #include "record/table.h"
 
-enum { ENVELOPE_HEAD = 20, ENVELOPE_TAIL = 4 };
+enum { ENVELOPE_HEAD = 20, ENVELOPE_TAIL = 4, QDISC_DGRAM = 32768, QDISC_DGRAMS = 16 };
 
 /* The synthetic job's retransmits, 0 while learning but for one count:
  * a channel the model's novelty section watches (pipeline/novelty.h). */
@@ -127,11 +137,58 @@ static int write_rvl(const char *dir)
 	return rc != 0;
 }
 
+static void no_root(void *ctx, int ifindex, const struct rv_qdisc_stats *st)
+{
+	(void)ctx;
+	(void)ifindex;
+	(void)st;
+}
+
+/* The datagrams of one qdisc dump of this host, each a file, until its
+ * NLMSG_DONE; nothing where netlink is refused (seeds help, they are not
+ * needed). */
+static int write_qdisc(const char *dir)
+{
+	static unsigned char buf[QDISC_DGRAM];
+	struct timeval wait = { .tv_sec = 1 };
+	size_t len = rv_qdisc_request(buf, sizeof(buf), 1);
+	char path[1024];
+	int fd, done = 0;
+
+	snprintf(path, sizeof(path), "%s/qdisc", dir);
+	if (mkdir(path, 0700) != 0 && errno != EEXIST)
+		return 0;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait)) != 0 ||
+	    send(fd, buf, len, 0) != (ssize_t)len) {
+		fprintf(stderr, "gen_seeds: qdisc: no dump (%s)\n", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	for (int i = 0; !done && i < QDISC_DGRAMS; i++) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		FILE *f;
+
+		if (n <= 0)
+			break;
+		snprintf(path, sizeof(path), "%s/qdisc/dump%d", dir, i);
+		f = fopen(path, "wb");
+		if (f) {
+			fwrite(buf, 1, (size_t)n, f);
+			fclose(f);
+		}
+		done = rv_qdisc_parse(buf, (size_t)n, 1, no_root, NULL) != 0;
+	}
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
 		fprintf(stderr, "usage: gen_seeds DIR\n");
 		return 2;
 	}
-	return write_model(argv[1]) | write_rvl(argv[1]);
+	return write_model(argv[1]) | write_rvl(argv[1]) | write_qdisc(argv[1]);
 }

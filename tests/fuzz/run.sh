@@ -112,6 +112,7 @@ seed() {	# seed TARGET DIR
 	                $FX/*/sys/devices/system/node/node*/numastat ;;
 	vmstat)     seed_files "$2" $FX/*/proc/vmstat ;;
 	loadavg)    seed_files "$2" $FX/*/proc/loadavg ;;
+	fs)         seed_files "$2" $FX/*/proc/sys/fs/* ;;
 	pressure)   seed_files "$2" $FX/*/proc/pressure/* ;;
 	net_dev)    seed_files "$2" $FX/*/proc/net/dev ;;
 	net_snmp)   seed_files "$2" $FX/*/proc/net/snmp $FX/*/proc/net/netstat ;;
@@ -132,6 +133,7 @@ seed() {	# seed TARGET DIR
 		;;
 	model)      cp "$R/seeds/model/payload" "$R/seeds/model/file" "$2/" 2>/dev/null ;;
 	rvl)        cp "$R/seeds/rvl/small.rvl" "$2/" 2>/dev/null ;;
+	qdisc)      cp "$R/seeds/qdisc/"* "$2/" 2>/dev/null ;;
 	config)     cp deploy/reveal.yaml "$2/" ;;
 	rules)
 		cp share/reveal/rules.yaml "$2/"

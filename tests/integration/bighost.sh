@@ -38,7 +38,7 @@ assert "net.rx_bytes:eth3" in names
 assert "mem.node_numa_hit:node1" in names or any(n.startswith("mem.node_") and n.endswith(":node1") for n in names)
 assert any(n.startswith("net.ib_") and "mlx5_3" in n for n in names)
 for u in d["unavailable"]:
-    assert u["source"] in ("perf",), u
+    assert u["source"] in ("perf", "net.qdisc"), u   # they read the running kernel
 PY
 then ok "700+ channels over every subsystem, 8 GPUs"; else not_ok "700+ channels over every subsystem, 8 GPUs"; show out.txt; fi
 
