@@ -82,6 +82,16 @@ static const char *num_text(struct pool *pl, double v)
 	return pool_printf(pl, "%.4g", v);
 }
 
+/* An undecided rule's candidates as "a, b, c"; "" for a decided rule. */
+static const char *candidates_text(struct pool *pl, const struct rv_kb_rule *rule)
+{
+	const char *t = "";
+
+	for (size_t i = 0; t && i < rv_kb_rule_ncandidates(rule); i++)
+		t = pool_printf(pl, "%s%s%s", t, i ? ", " : "", rv_kb_rule_candidate(rule, i));
+	return t ? t : "";
+}
+
 static void fill_causes(struct pool *pl, struct rv_report_incident *r,
 			const struct rv_kb_match *match, size_t nmatch)
 {
@@ -103,6 +113,8 @@ static void fill_causes(struct pool *pl, struct rv_report_incident *r,
 		c[m].confidence = match[m].confidence;
 		c[m].cause = rv_kb_rule_cause(rule);
 		c[m].fix = rv_kb_rule_fix(rule);
+		c[m].undecided = candidates_text(pl, rule);
+		c[m].decided_by = rv_kb_rule_decided_by(rule);
 		for (size_t e = 0; e < match[m].nev; e++) {
 			const struct rv_kb_evidence *x = &match[m].ev[e];
 			const struct rv_evidence_sig *s = x->sig;

@@ -73,7 +73,8 @@ static const char report_help[] =
 	"  --rules FILE          load these rules after the built-in ones (repeatable):\n"
 	"                        same id replaces, `enabled: false` removes, new adds\n"
 	"  --check-rules         load the rules, say how many, and exit (2 on an error)\n"
-	"  --list-rules          print the rules in effect (id, subsystem, title)\n"
+	"  --list-rules          print the rules in effect (id, subsystem, title; an\n"
+	"                        undecided rule's candidates on the line below)\n"
 	"  --print-builtin-rules print the built-in rules file (a start for your own)\n"
 	"\n"
 	"  --window DUR          the detector window (offline input; default: the\n"
@@ -401,8 +402,13 @@ static void list_rules(const struct rv_kb *kb)
 {
 	for (size_t i = 0; i < rv_kb_count(kb); i++) {
 		const struct rv_kb_rule *r = rv_kb_get(kb, i);
-		printf("%-24s %-8s %s\n", rv_kb_rule_id(r), rv_kb_rule_subsystem(r),
+		printf("%-28s %-8s %s\n", rv_kb_rule_id(r), rv_kb_rule_subsystem(r),
 		       rv_kb_rule_title(r));
+		for (size_t k = 0; k < rv_kb_rule_ncandidates(r); k++)
+			printf("%s%s", k ? ", " : "    undecided between: ",
+			       rv_kb_rule_candidate(r, k));
+		if (rv_kb_rule_ncandidates(r))
+			putchar('\n');
 	}
 }
 

@@ -55,6 +55,11 @@ void kb_rule_free(struct rv_kb_rule *r)
 	free(r->subsystem);
 	free(r->cause);
 	free(r->fix);
+	free(r->decided_by);
+	for (size_t i = 0; i < r->ncandidates; i++)
+		free(r->candidate[i]);
+	for (size_t i = 0; i < r->nyields; i++)
+		free(r->yields_to[i]);
 	for (size_t i = 0; i < r->nconds; i++) {
 		free(r->conds[i].glob);
 		free(r->conds[i].what);
@@ -194,6 +199,18 @@ const char *rv_kb_rule_cause(const struct rv_kb_rule *r) { return r ? r->cause :
 const char *rv_kb_rule_fix(const struct rv_kb_rule *r) { return r ? r->fix : ""; }
 size_t rv_kb_rule_nchecks(const struct rv_kb_rule *r) { return r ? r->nchecks : 0; }
 
+size_t rv_kb_rule_ncandidates(const struct rv_kb_rule *r) { return r ? r->ncandidates : 0; }
+
+const char *rv_kb_rule_candidate(const struct rv_kb_rule *r, size_t i)
+{
+	return r && i < r->ncandidates ? r->candidate[i] : NULL;
+}
+
+const char *rv_kb_rule_decided_by(const struct rv_kb_rule *r)
+{
+	return r && r->decided_by ? r->decided_by : "";
+}
+
 const char *rv_kb_rule_check(const struct rv_kb_rule *r, size_t i)
 {
 	return r && i < r->nchecks ? r->check[i] : NULL;
@@ -232,7 +249,8 @@ static int change_ok(const struct kb_cond *c, const struct rv_evidence_sig *s)
 }
 
 /* How far s moved in c's terms (> = 0) when it satisfies c's numbers, else -1. */
-static double satisfies(const struct kb_cond *c, const struct rv_evidence_sig *s)
+static double satisfies(const struct kb_cond *c, const struct rv_evidence_sig *s,
+			double span)
 {
 	int based = s->base_n >= RV_EV_MIN_BASE;
 	double m = fabs(s->z);
@@ -240,7 +258,8 @@ static double satisfies(const struct kb_cond *c, const struct rv_evidence_sig *s
 	if (s->inc_n == 0 || (s->skew && !c->skew) || !change_ok(c, s))
 		return -1;
 	if (((c->has & KB_HAS_MIN_VALUE) && !(s->value >= c->min_value)) ||
-	    ((c->has & KB_HAS_MAX_VALUE) && !(s->value <= c->max_value)))
+	    ((c->has & KB_HAS_MAX_VALUE) && !(s->value <= c->max_value)) ||
+	    ((c->has & KB_HAS_MIN_DELTA) && !(fabs(s->value - s->base_mean) >= c->min_delta)))
 		return -1;
 	switch (c->dir) {
 	case KB_UP:
@@ -249,6 +268,11 @@ static double satisfies(const struct kb_cond *c, const struct rv_evidence_sig *s
 		return based && s->dir < 0 && -s->z >= c->min_z ? m : -1;
 	case KB_ANY:
 		return m >= c->min_z ? m : -1;
+	case KB_GROWS:
+		/* still rising: its farthest sample well beyond its mean, over an
+		 * incident long enough that a one-time step cannot pass for it */
+		return based && s->dir > 0 && s->z >= c->min_z && span >= KB_GROWS_MIN_S &&
+		       s->peak - s->base_mean >= KB_GROWTH * (s->value - s->base_mean) ? m : -1;
 	case KB_BURSTY:
 		if (!based || s->inc_n < 2 || ((c->has & KB_HAS_MIN_Z) && m < c->min_z))
 			return -1;
@@ -267,7 +291,7 @@ static int cond_holds(const struct kb_cond *c, const struct rv_evidence *ev, str
 	h->m = -1;
 	for (size_t i = 0; i < ev->n; i++) {
 		const struct rv_evidence_sig *s = &ev->sig[i];
-		double m = satisfies(c, s);
+		double m = satisfies(c, s, ev->end_ts - ev->start_ts);
 
 		if (m > h->m && s->name && fnmatch(c->glob, s->name, 0) == 0) {
 			h->sig = s;
@@ -362,9 +386,59 @@ static void insert_ranked(struct rv_kb_match *out, size_t *n, size_t max,
 	out[pos] = *m;
 }
 
+/* Whether the rule of this id fired (fired[] in kb order). */
+static int id_fired(const struct rv_kb *kb, const unsigned char *fired, const char *id)
+{
+	size_t i = find_rule(kb, id);
+
+	return i < kb->n && fired[i];
+}
+
+/* Whether rule r yields to rule o. */
+static int yields(const struct rv_kb_rule *r, const struct rv_kb_rule *o)
+{
+	for (size_t i = 0; i < r->nyields; i++)
+		if (strcmp(r->yields_to[i], o->id) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Moves each match below the last of the later ones it yields to (a rule
+ * whose pattern also follows from those causes: they are the likelier
+ * root). A cycle of yields_to cannot loop: at most n * n moves.
+ */
+static void apply_yields(struct rv_kb_match *out, size_t n)
+{
+	size_t moves = 0;
+
+	for (size_t i = 0; i < n && moves <= n * n;) {
+		size_t last = i;
+		struct rv_kb_match m;
+
+		for (size_t j = i + 1; j < n; j++)
+			if (yields(out[i].rule, out[j].rule))
+				last = j;
+		if (last == i) {
+			i++;
+			continue;
+		}
+		m = out[i];
+		memmove(&out[i], &out[i + 1], (last - i) * sizeof(*out));
+		out[last] = m;
+		moves++;
+	}
+}
+
+/*
+ * Decided rules first; then each undecided rule (one with candidates) only
+ * when none of its candidates fired: it stands for them while the evidence
+ * cannot tell them apart, and gives way as soon as one can be named.
+ */
 size_t rv_kb_match(const struct rv_kb *kb, const struct rv_evidence *ev, double min_confidence,
 		   struct rv_kb_match *out, size_t max)
 {
+	unsigned char fired[KB_RULES_MAX] = { 0 };
 	struct rv_kb_match m;
 	size_t n = 0;
 
@@ -372,8 +446,23 @@ size_t rv_kb_match(const struct rv_kb *kb, const struct rv_evidence *ev, double 
 		return 0;
 	if (max > RV_KB_MATCH_MAX)
 		max = RV_KB_MATCH_MAX;
-	for (size_t i = 0; i < kb->n; i++)
-		if (match_rule(kb->rule[i], ev, &m) && m.confidence >= min_confidence)
+	for (size_t i = 0; i < kb->n && i < KB_RULES_MAX; i++) {
+		if (kb->rule[i]->ncandidates || !match_rule(kb->rule[i], ev, &m))
+			continue;
+		fired[i] = 1;
+		if (m.confidence >= min_confidence)
 			insert_ranked(out, &n, max, &m);
+	}
+	for (size_t i = 0; i < kb->n && i < KB_RULES_MAX; i++) {
+		const struct rv_kb_rule *r = kb->rule[i];
+		size_t k = 0;
+
+		while (k < r->ncandidates && !id_fired(kb, fired, r->candidate[k]))
+			k++;
+		if (r->ncandidates && k == r->ncandidates && match_rule(r, ev, &m) &&
+		    m.confidence >= min_confidence)
+			insert_ranked(out, &n, max, &m);
+	}
+	apply_yields(out, n);
 	return n;
 }

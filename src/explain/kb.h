@@ -13,8 +13,13 @@
  * does; its confidence (0..1) then grows with the supporting conditions
  * that hold and with how far the signals moved. Each match carries the
  * evidence behind it: for every condition that held, the entry that made
- * it hold. Matches are ranked by confidence; no match is an answer too
- * ("no rule matched": the report says so instead of guessing).
+ * it hold. Matches are ranked by confidence, then a rule moves below the
+ * matches it `yields_to` (causes its pattern also follows from); no match
+ * is an answer too ("no rule matched": the report says so instead of
+ * guessing). An undecided rule (`candidates`, `decided_by`) stands for
+ * causes this host's signals cannot tell apart: it fires only when none of
+ * its candidates does, and the report names the causes that remain and
+ * what would decide.
  *
  * Errors in a rule file are refused whole, with "FILE:LINE:COL: reason".
  * Pure computation apart from the embedded text: no files are read here
@@ -70,6 +75,12 @@ const char *rv_kb_rule_cause(const struct rv_kb_rule *r);      /* a paragraph */
 const char *rv_kb_rule_fix(const struct rv_kb_rule *r);        /* a paragraph */
 size_t rv_kb_rule_nchecks(const struct rv_kb_rule *r);
 const char *rv_kb_rule_check(const struct rv_kb_rule *r, size_t i);  /* a command to run */
+/* An undecided rule stands for several causes the evidence cannot tell
+ * apart here: its candidates (rule ids, 0 for a decided rule) and what
+ * would decide between them ("" for a decided rule). */
+size_t rv_kb_rule_ncandidates(const struct rv_kb_rule *r);
+const char *rv_kb_rule_candidate(const struct rv_kb_rule *r, size_t i);
+const char *rv_kb_rule_decided_by(const struct rv_kb_rule *r);
 const char *rv_kb_rule_check_why(const struct rv_kb_rule *r, size_t i); /* what it shows, or "" */
 
 struct rv_kb_evidence {

@@ -30,12 +30,16 @@ enum {
 	KB_CMD_MAX = 512,        /* bytes of a check's command */
 	KB_WHY_MAX = 512,        /* bytes of a check's why */
 	KB_WHAT_MAX = 320,       /* bytes of a condition's text ("glob up, z >= 5") */
+	KB_CANDIDATES_MAX = 8,   /* causes an undecided rule stands for */
+	KB_YIELDS_MAX = 8,       /* rules a rule ranks below when they fire too */
 };
 
 #define KB_MIN_Z_DEFAULT 3.0      /* |z| a condition needs unless it says min_z */
 #define KB_MIN_BURST_DEFAULT 3.0  /* inc_sd / sd_eff of a bursty signal */
+#define KB_GROWTH 1.5             /* grows: peak excess / mean excess at least this, */
+#define KB_GROWS_MIN_S 10.0       /* ... over an incident of at least this many seconds */
 
-enum kb_dir { KB_UP, KB_DOWN, KB_ANY, KB_BURSTY };
+enum kb_dir { KB_UP, KB_DOWN, KB_ANY, KB_BURSTY, KB_GROWS };
 enum kb_section { KB_REQUIRE, KB_SUPPORT, KB_EXCLUDE, KB_NSECTIONS };
 
 /* Which optional thresholds a condition sets. */
@@ -45,6 +49,7 @@ enum {
 	KB_HAS_MIN_VALUE = 1u << 2,
 	KB_HAS_MAX_VALUE = 1u << 3,
 	KB_HAS_MIN_BURST = 1u << 4,
+	KB_HAS_MIN_DELTA = 1u << 5,
 };
 
 struct kb_cond {
@@ -53,7 +58,7 @@ struct kb_cond {
 	enum kb_dir dir;
 	int skew;            /* the pattern names skew entries ("cpu_skew" in it) */
 	unsigned has;        /* KB_HAS_* */
-	double min_z, min_change, min_value, max_value, min_burst;
+	double min_z, min_change, min_value, max_value, min_burst, min_delta;
 };
 
 /* One entry of require/support/exclude: conds [first, first + n) of the
@@ -65,6 +70,11 @@ struct kb_item {
 
 struct rv_kb_rule {
 	char *id, *title, *subsystem, *cause, *fix;
+	char *decided_by;            /* an undecided rule: what would decide; else NULL */
+	char *candidate[KB_CANDIDATES_MAX]; /* ... and the rule ids it stands for */
+	size_t ncandidates;
+	char *yields_to[KB_YIELDS_MAX];  /* rule ids this one ranks below when they fire */
+	size_t nyields;
 	int enabled;                 /* 0: the rule removes the loaded one of its id */
 	size_t line, col;            /* where it starts in its file (1-based) */
 	size_t nitems, nconds, nchecks;

@@ -4,7 +4,7 @@
  * override semantics, and the refusals of bad or oversized rule files.
  *
  * The confusion matrix: for every built-in rule a synthetic incident
- * (kb_testdata.h: 60 baseline samples and 30 incident samples 0.2 s
+ * (kb_testdata.h: 60 baseline samples and 30 incident samples 0.5 s
  * apart, 0.5 % seeded noise, ~190 channels with realistic names: ~45
  * background channels that never move, per-CPU members cpu0..cpu7 of ten
  * families, and the signals the rules read) shows that rule's pattern; run through
@@ -30,6 +30,7 @@
 #include "explain/kb.h"
 #include "explain/kb_int.h"
 #include "explain/kb_testdata.h"
+#include "explain/kb_testutil.h"
 
 static const double EPS = 1e-9;
 
@@ -276,27 +277,6 @@ static void test_match_evidence(void **state)
 }
 
 /* ---- conditions and confidence on hand-made evidence ---- */
-
-/* A moved entry: base 10 sd 1, value 10 + z, dir from z. */
-static struct rv_evidence_sig sig(const char *name, double z)
-{
-	return (struct rv_evidence_sig){
-		.name = name, .base_n = 60, .inc_n = 30, .base_mean = 10, .base_sd = 1,
-		.value = 10 + z, .inc_sd = 1, .peak = 10 + z, .z = z, .change = z / 10,
-		.dir = fabs(z) >= RV_EV_MOVED_Z ? (z > 0 ? 1 : -1) : 0, .onset_ts = NAN,
-	};
-}
-
-static struct rv_kb *load_ok(const char *text)
-{
-	struct rv_kb *kb = rv_kb_new();
-	struct rv_err err = { 0 };
-
-	assert_non_null(kb);
-	if (rv_kb_load(kb, "t.yaml", text, strlen(text), &err) != 0)
-		fail_msg("refused: %s", err.msg);
-	return kb;
-}
 
 /* The kb of the last fire(): matches point into it until the next call. */
 static struct rv_kb *fired_kb;

@@ -6,7 +6,7 @@
  * read, ~45 background channels that no case moves, and ten per-CPU
  * families (cpu0..cpu7). Each case names the one rule that must fire and
  * the channels that move in its incident; host_fill() writes 60 baseline
- * and 30 incident samples 0.2 s apart with 0.5 % seeded noise (base/rng.h),
+ * and 30 incident samples 0.5 s apart with 0.5 % seeded noise (base/rng.h),
  * host_evidence() builds their evidence as the agent would.
  *
  * Header-only on purpose: the build compiles every .c file of src/explain
@@ -44,7 +44,7 @@ enum {
 	NAME_MAX_LEN = 64,
 	CHAN_MAX = 256,
 };
-#define STEP_S 0.2
+#define STEP_S 0.5   /* an incident of 14.5 s: long enough for `grows` */
 #define T0 1.7e9
 #define NOISE_REL 0.005
 
@@ -57,6 +57,7 @@ struct chan_def {
 static const struct chan_def signals[] = {
 	{ "cpu.busy_pct", 30 }, { "cpu.user_pct", 25 }, { "cpu.system_pct", 4 },
 	{ "cpu.softirq_pct", 1 }, { "cpu.irq_pct", 0.3 }, { "cpu.steal_pct", 0.1 },
+	{ "cpu.idle_pct", 70 },
 	{ "cpu.iowait_pct", 0.5 }, { "cpu.procs_running", 6 }, { "cpu.procs_blocked", 0 },
 	{ "cpu.load1", 6 }, { "cpu.context_switches", 20000 }, { "cpu.psi_some_avg10_pct", 0 },
 	{ "cpu.psi_full_avg10_pct", 0 }, { "cpu.psi_some_stall_pct", 0.5 },
@@ -79,6 +80,10 @@ static const struct chan_def signals[] = {
 	{ "mem.node_mem_used_bytes:node0", 4e10 }, { "mem.node_hugepages_total:node0", 0 },
 	{ "net.tcp_retrans_segs", 2 }, { "net.tcpext_tcp_timeouts", 0 },
 	{ "net.tcp_retrans_pct", 0.01 }, { "net.tcp_out_segs", 20000 },
+	{ "net.tcpext_tcp_retrans_fail", 0 }, { "net.tcpext_tcp_slow_start_retrans", 0 },
+	{ "net.tcpext_tcp_ofo_queue", 5 },
+	{ "net.qdisc_drops:eth0", 0 }, { "net.qdisc_overlimits:eth0", 0 },
+	{ "net.qdisc_backlog_bytes:eth0", 0 }, { "net.qdisc_qlen:eth0", 0 },
 	{ "net.rx_bytes:eth0", 1.2e8 }, { "net.tx_bytes:eth0", 9e7 }, { "net.rx_drop:eth0", 0 },
 	{ "net.tx_drop:eth0", 0 }, { "net.rx_errs:eth0", 0 },
 	{ "net.ib_port_xmit_data:mlx5_0_1", 5e9 }, { "net.ib_port_rcv_data:mlx5_0_1", 5e9 },
@@ -87,6 +92,10 @@ static const struct chan_def signals[] = {
 	{ "storage.busy_pct:nvme0n1", 5 }, { "storage.weighted_time_ms:nvme0n1", 20 },
 	{ "storage.write_bytes:nvme0n1", 5e7 }, { "storage.read_bytes:nvme0n1", 2e8 },
 	{ "storage.psi_some_avg10_pct", 0 }, { "storage.psi_full_avg10_pct", 0 },
+	{ "storage.flushes:nvme0n1", 2 }, { "storage.writes_merged:nvme0n1", 40 },
+	{ "storage.dentries", 2.2e5 }, { "storage.dentries_negative", 1.4e5 },
+	{ "storage.inodes", 7.5e4 }, { "mem.sreclaimable_bytes", 1.6e9 },
+	{ "mem.buffers_bytes", 5e8 },
 	{ "gpu.util_pct:gpu0", 97 }, { "gpu.util_pct:gpu1", 97 },
 	{ "gpu.sm_clock_mhz:gpu0", 1980 }, { "gpu.sm_clock_mhz:gpu1", 1980 },
 	{ "gpu.temp_c:gpu0", 68 }, { "gpu.temp_c:gpu1", 66 },
@@ -108,7 +117,7 @@ static const struct chan_def background[] = {
 	{ "cpu.load5", 6 }, { "cpu.load15", 6 }, { "cpu.tasks_total", 900 },
 	{ "cpu.branch_miss_pct", 1.5 }, { "mem.slab_bytes", 2e9 }, { "mem.page_tables_bytes", 2e8 },
 	{ "mem.kernel_stack_bytes", 3e7 }, { "mem.shmem_bytes", 1e9 }, { "mem.mapped_bytes", 2e9 },
-	{ "mem.buffers_bytes", 5e8 }, { "mem.inactive_file_bytes", 1.5e10 },
+	{ "mem.inactive_file_bytes", 1.5e10 },
 	{ "mem.active_file_bytes", 1.2e10 }, { "mem.pgfault", 30000 },
 	{ "mem.pgpgin_bytes", 1e6 }, { "mem.pgpgout_bytes", 4e6 }, { "mem.thp_fault_alloc", 20 },
 	{ "mem.workingset_refault", 5 }, { "net.rx_packets:eth0", 90000 },
@@ -131,14 +140,17 @@ static const struct chan_def per_cpu[] = {
 	{ "cpu.busy_pct", 30 }, { "cpu.user_pct", 25 }, { "cpu.system_pct", 4 },
 	{ "cpu.softirq_pct", 1 }, { "cpu.irq_pct", 0.3 }, { "cpu.steal_pct", 0.1 },
 	{ "cpu.iowait_pct", 0.5 }, { "net.softirq_net_rx", 2000 }, { "cpu.freq_mhz", 3400 },
-	{ "net.softnet_dropped", 0 },
+	{ "net.softnet_dropped", 0 }, { "net.softirq_net_tx", 50 },
 };
 
-enum mv_kind { LEVEL, BURST, PULSE };
+enum mv_kind { LEVEL, BURST, PULSE, RAMP, GONE };
 
 /* In the incident, every channel matching pat (fnmatch) goes to `to`
- * (LEVEL), swings +-amp around it (BURST) or is `to` in one sample and 0
- * in the others (PULSE: an event counter). Later moves override. */
+ * (LEVEL), swings +-amp around it (BURST), is `to` in one sample and 0
+ * in the others (PULSE: an event counter), climbs in a straight line from
+ * its baseline to `to` at the last sample (RAMP: a leak). GONE: the
+ * channel has no value anywhere (a host without it: no PMU counters).
+ * Later moves override. */
 struct move {
 	const char *pat;
 	double to;
@@ -161,6 +173,23 @@ static const struct scenario cases[] = {
 	{ "memory-bandwidth-saturation", {
 		{ "cpu.ipc", 1.0, LEVEL, 0 }, { "cpu.stalled_cycles_backend", 3e9, LEVEL, 0 },
 		{ "cpu.cache_miss_pct", 55, LEVEL, 0 }, { "cpu.llc_load_misses", 8e6, LEVEL, 0 } } },
+	/* misses served by the LLC: the miss ratio rises, LLC misses do not */
+	{ "cache-thrash", {
+		{ "cpu.ipc", 1.1, LEVEL, 0 }, { "cpu.cache_miss_pct", 45, LEVEL, 0 },
+		{ "cpu.stalled_cycles_backend", 1.6e9, LEVEL, 0 },
+		{ "cpu.context_switches", 30000, LEVEL, 0 } } },
+	{ "cpu-compute-bound", {
+		{ "cpu.user_pct", 70, LEVEL, 0 }, { "cpu.busy_pct", 75, LEVEL, 0 },
+		{ "cpu.idle_pct", 25, LEVEL, 0 }, { "cpu.user_pct:cpu*", 70, LEVEL, 0 },
+		{ "cpu.busy_pct:cpu*", 75, LEVEL, 0 } } },
+	/* the same on a host without hardware counters */
+	{ "cpu-bound-undecided", {
+		{ "cpu.user_pct", 70, LEVEL, 0 }, { "cpu.busy_pct", 75, LEVEL, 0 },
+		{ "cpu.idle_pct", 25, LEVEL, 0 }, { "cpu.user_pct:cpu*", 70, LEVEL, 0 },
+		{ "cpu.busy_pct:cpu*", 75, LEVEL, 0 }, { "cpu.context_switches", 30000, LEVEL, 0 },
+		{ "cpu.ipc", 0, GONE, 0 }, { "cpu.cache_miss_pct", 0, GONE, 0 },
+		{ "cpu.llc_load_misses", 0, GONE, 0 },
+		{ "cpu.stalled_cycles_backend", 0, GONE, 0 } } },
 	{ "nccl-single-qp-bottleneck", {
 		{ "cpu.busy_pct:cpu3", 100, LEVEL, 0 }, { "cpu.user_pct:cpu3", 92, LEVEL, 0 },
 		{ "cpu.busy_pct", 38.75, LEVEL, 0 }, { "cpu.user_pct", 33.4, LEVEL, 0 },
@@ -176,15 +205,24 @@ static const struct scenario cases[] = {
 	{ "packet-loss", {
 		{ "net.tcp_retrans_segs", 150, LEVEL, 0 }, { "net.tcpext_tcp_timeouts", 8, LEVEL, 0 },
 		{ "net.tcp_retrans_pct", 0.75, LEVEL, 0 }, { "cpu.softirq_pct*", 3, LEVEL, 0 },
-		{ "net.softirq_net_rx*", 5000, LEVEL, 0 }, { "net.rx_drop:eth0", 20, LEVEL, 0 } } },
+		{ "net.softirq_net_rx*", 5000, LEVEL, 0 }, { "net.rx_drop:eth0", 20, LEVEL, 0 },
+		{ "net.tcpext_tcp_slow_start_retrans", 30, LEVEL, 0 },
+		{ "net.tcpext_tcp_ofo_queue", 60, LEVEL, 0 } } },
+	{ "bandwidth-throttle", {
+		{ "net.qdisc_drops:eth0", 40, LEVEL, 0 }, { "net.qdisc_overlimits:eth0", 900, LEVEL, 0 },
+		{ "net.qdisc_backlog_bytes:eth0", 6e5, LEVEL, 0 }, { "net.qdisc_qlen:eth0", 400, LEVEL, 0 },
+		{ "net.softirq_net_tx*", 800, LEVEL, 0 }, { "net.tcpext_tcp_retrans_fail", 30, LEVEL, 0 },
+		{ "net.tcp_retrans_segs", 60, LEVEL, 0 }, { "net.tcp_retrans_pct", 0.6, LEVEL, 0 },
+		{ "net.tx_bytes:eth0", 2e6, LEVEL, 0 } } },
 	{ "cpu-contention", {
 		{ "cpu.steal_pct*", 15, LEVEL, 0 }, { "cpu.psi_some_avg10_pct", 25, LEVEL, 0 },
+		{ "cpu.idle_pct", 2, LEVEL, 0 },
 		{ "cpu.procs_running", 20, LEVEL, 0 }, { "cpu.load1", 14, LEVEL, 0 },
 		{ "cpu.context_switches", 45000, LEVEL, 0 } } },
 	{ "memory-leak-swapping", {
-		{ "mem.anon_pages_bytes", 6.2e10, LEVEL, 0 },
-		{ "mem.active_anon_bytes", 5.5e10, LEVEL, 0 },
-		{ "mem.committed_as_bytes", 9e10, LEVEL, 0 },
+		{ "mem.anon_pages_bytes", 9e10, RAMP, 0 },
+		{ "mem.active_anon_bytes", 8e10, RAMP, 0 },
+		{ "mem.committed_as_bytes", 1.2e11, RAMP, 0 },
 		{ "mem.mem_available_bytes", 8e9, LEVEL, 0 }, { "mem.mem_free_bytes", 2e9, LEVEL, 0 },
 		{ "mem.cached_bytes", 8e9, LEVEL, 0 }, { "mem.swap_free_bytes", 2e9, LEVEL, 0 },
 		{ "mem.pswpin", 3000, LEVEL, 0 }, { "mem.pswpout", 9000, LEVEL, 0 },
@@ -206,6 +244,16 @@ static const struct scenario cases[] = {
 		{ "storage.weighted_time_ms:nvme0n1", 4000, LEVEL, 0 },
 		{ "storage.write_bytes:nvme0n1", 1.5e9, LEVEL, 0 }, { "cpu.iowait_pct*", 25, LEVEL, 0 },
 		{ "storage.psi_some_avg10_pct", 40, LEVEL, 0 }, { "cpu.procs_blocked", 12, LEVEL, 0 } } },
+	/* many small file operations: dentries pile up, system time, little data */
+	{ "metadata-storm", {
+		{ "storage.dentries", 8e5, RAMP, 0 }, { "storage.dentries_negative", 7e5, RAMP, 0 },
+		{ "storage.inodes", 9e4, LEVEL, 0 }, { "mem.sreclaimable_bytes", 1.9e9, RAMP, 0 },
+		{ "mem.buffers_bytes", 9e8, LEVEL, 0 }, { "cpu.system_pct", 45, LEVEL, 0 },
+		{ "cpu.busy_pct", 70, LEVEL, 0 }, { "cpu.idle_pct", 30, LEVEL, 0 },
+		{ "storage.flushes:nvme0n1", 60, LEVEL, 0 },
+		{ "storage.writes_merged:nvme0n1", 900, LEVEL, 0 },
+		{ "storage.write_bytes:nvme0n1", 7e7, LEVEL, 0 },
+		{ "storage.busy_pct:nvme0n1", 40, LEVEL, 0 } } },
 	{ "gpu-throttling", {
 		{ "gpu.sm_clock_mhz:gpu0", 1200, LEVEL, 0 }, { "gpu.temp_c:gpu0", 89, LEVEL, 0 },
 		{ "gpu.throttle_thermal:gpu0", 1, LEVEL, 0 },
@@ -280,6 +328,8 @@ static double incident_value(const struct move *m, double base, size_t row)
 {
 	if (!m)
 		return base;
+	if (m->kind == RAMP)
+		return base + (m->to - base) * (double)(row - BASE_ROWS + 1) / INC_ROWS;
 	if (m->kind == PULSE)
 		return row == PULSE_ROW ? m->to : 0;
 	if (m->kind == BURST)
@@ -303,6 +353,8 @@ static void host_fill(struct host *h, const struct scenario *sc, uint64_t seed)
 			double x = r < BASE_ROWS ? h->base[c] : incident_value(m, h->base[c], r);
 
 			h->v[c][r] = (float)(x * (1 + NOISE_REL * noise(&rng)));
+			if (m && m->kind == GONE)
+				h->v[c][r] = NAN;
 		}
 	}
 }

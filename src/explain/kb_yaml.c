@@ -35,20 +35,22 @@ enum {
 
 enum rule_key {
 	RK_ID, RK_TITLE, RK_SUBSYSTEM, RK_CAUSE, RK_FIX, RK_REQUIRE, RK_SUPPORT, RK_EXCLUDE,
-	RK_CHECKS, RK_ENABLED, RK_N
+	RK_CHECKS, RK_ENABLED, RK_CANDIDATES, RK_DECIDED_BY, RK_YIELDS_TO, RK_N
 };
 static const char *const rule_keys[RK_N] = {
 	[RK_ID] = "id", [RK_TITLE] = "title", [RK_SUBSYSTEM] = "subsystem", [RK_CAUSE] = "cause",
 	[RK_FIX] = "fix", [RK_REQUIRE] = "require", [RK_SUPPORT] = "support",
 	[RK_EXCLUDE] = "exclude", [RK_CHECKS] = "checks", [RK_ENABLED] = "enabled",
+	[RK_CANDIDATES] = "candidates", [RK_DECIDED_BY] = "decided_by",
+	[RK_YIELDS_TO] = "yields_to",
 };
 
 enum cond_key { CK_SIGNAL, CK_DIR, CK_MIN_Z, CK_MIN_CHANGE, CK_MIN_VALUE, CK_MAX_VALUE,
-		CK_MIN_BURST, CK_N };
+		CK_MIN_BURST, CK_MIN_DELTA, CK_N };
 static const char *const cond_keys[CK_N] = {
 	[CK_SIGNAL] = "signal", [CK_DIR] = "dir", [CK_MIN_Z] = "min_z",
 	[CK_MIN_CHANGE] = "min_change", [CK_MIN_VALUE] = "min_value",
-	[CK_MAX_VALUE] = "max_value", [CK_MIN_BURST] = "min_burst",
+	[CK_MAX_VALUE] = "max_value", [CK_MIN_BURST] = "min_burst", [CK_MIN_DELTA] = "min_delta",
 };
 
 enum check_key { XK_CMD, XK_WHY, XK_N };
@@ -56,6 +58,7 @@ static const char *const check_keys[XK_N] = { [XK_CMD] = "cmd", [XK_WHY] = "why"
 
 static const char *const dir_names[] = {
 	[KB_UP] = "up", [KB_DOWN] = "down", [KB_ANY] = "any", [KB_BURSTY] = "bursty",
+	[KB_GROWS] = "grows",
 };
 static const char *const section_names[KB_NSECTIONS] = {
 	[KB_REQUIRE] = "require", [KB_SUPPORT] = "support", [KB_EXCLUDE] = "exclude",
@@ -270,21 +273,23 @@ static int cond_number(struct loader *ld, struct kb_cond *c, int k)
 	static const unsigned bit[CK_N] = {
 		[CK_MIN_Z] = KB_HAS_MIN_Z, [CK_MIN_CHANGE] = KB_HAS_MIN_CHANGE,
 		[CK_MIN_VALUE] = KB_HAS_MIN_VALUE, [CK_MAX_VALUE] = KB_HAS_MAX_VALUE,
-		[CK_MIN_BURST] = KB_HAS_MIN_BURST,
+		[CK_MIN_BURST] = KB_HAS_MIN_BURST, [CK_MIN_DELTA] = KB_HAS_MIN_DELTA,
 	};
 	double *dst[CK_N] = {
 		[CK_MIN_Z] = &c->min_z, [CK_MIN_CHANGE] = &c->min_change,
 		[CK_MIN_VALUE] = &c->min_value, [CK_MAX_VALUE] = &c->max_value,
-		[CK_MIN_BURST] = &c->min_burst,
+		[CK_MIN_BURST] = &c->min_burst, [CK_MIN_DELTA] = &c->min_delta,
 	};
 	int rc = take_number(ld, cond_keys[k], dst[k]);
 
 	if (rc)
 		return rc;
 	c->has |= bit[k];
-	if ((k == CK_MIN_Z || k == CK_MIN_CHANGE) && *dst[k] < 0)
+	if ((k == CK_MIN_Z || k == CK_MIN_CHANGE || k == CK_MIN_DELTA) && *dst[k] < 0)
 		return fail(ld, ld->y.ev.start_mark, "%s: must be 0 or more (%s)", cond_keys[k],
-			    k == CK_MIN_Z ? "a |z| threshold" : "a relative change: 0.5 is 50 %");
+			    k == CK_MIN_Z ? "a |z| threshold"
+			    : k == CK_MIN_DELTA ? "a distance from the baseline, in the channel's unit"
+						: "a relative change: 0.5 is 50 %");
 	if (k == CK_MIN_BURST && *dst[k] <= 0)
 		return fail(ld, ld->y.ev.start_mark, "min_burst: must be above 0 (a ratio of "
 			    "standard deviations)");
@@ -333,6 +338,9 @@ static char *what_text(const struct kb_cond *c)
 		change_text(c, part, sizeof(part));
 		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s", part);
 	}
+	if ((c->has & KB_HAS_MIN_DELTA) && k < sizeof(buf))
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, ", |value - baseline| >= %g",
+				      c->min_delta);
 	if ((c->has & KB_HAS_MIN_VALUE) && k < sizeof(buf))
 		k += (size_t)snprintf(buf + k, sizeof(buf) - k, ", value >= %g", c->min_value);
 	if ((c->has & KB_HAS_MAX_VALUE) && k < sizeof(buf))
@@ -347,7 +355,7 @@ static int finish_cond(struct loader *ld, struct kb_cond *c, const struct seen *
 	if (!c->glob)
 		return fail(ld, m, "a condition needs a signal (a pattern of channel names)");
 	if (!(seen->bits & (1u << CK_DIR)))
-		return fail(ld, m, "condition on '%s': needs a dir (up, down, any or bursty)",
+		return fail(ld, m, "condition on '%s': needs a dir (up, down, any, bursty or grows)",
 			    c->glob);
 	if ((c->has & KB_HAS_MIN_VALUE) && (c->has & KB_HAS_MAX_VALUE) &&
 	    c->min_value > c->max_value)
@@ -531,19 +539,56 @@ static int load_checks(struct loader *ld, struct rv_kb_rule *r)
 
 /* ---- rules ---- */
 
-static int take_id(struct loader *ld, struct rv_kb_rule *r)
+/* The current event is a rule id (key says where: "id", "candidates"). */
+static int take_id(struct loader *ld, const char *key, char **out)
 {
 	yaml_mark_t m = ld->y.ev.start_mark;
-	int rc = take_string(ld, "id", KB_ID_MAX, STR_LINE, 0, &r->id);
+	int rc = take_string(ld, key, KB_ID_MAX, STR_LINE, 0, out);
 
 	if (rc)
 		return rc;
-	for (const char *p = r->id; *p; p++)
+	for (const char *p = *out; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
-			return fail(ld, m, "id '%s': only letters, digits, '-', '_' and '.'",
-				    r->id);
+			return fail(ld, m, "%s '%s': only letters, digits, '-', '_' and '.'",
+				    key, *out);
 	return 0;
+}
+
+/* The value of key (candidates:, yields_to:) is current: a list of at most
+ * max rule ids, none repeated, into ids[*n]. */
+static int load_ids(struct loader *ld, const char *key, char **ids, size_t *n, size_t max)
+{
+	yaml_mark_t m = ld->y.ev.start_mark;
+	int rc;
+
+	if (ld->y.ev.type != YAML_SEQUENCE_START_EVENT)
+		return fail(ld, m, "%s: expected a list of rule ids, not %s", key,
+			    rv_yaml_node_kind(&ld->y.ev));
+	while ((rc = next(ld)) == 0 && ld->y.ev.type != YAML_SEQUENCE_END_EVENT) {
+		yaml_mark_t at = ld->y.ev.start_mark;
+
+		if (*n >= max)
+			return fail(ld, at, "%s: more than %zu rule ids", key, max);
+		if ((rc = take_id(ld, key, &ids[*n])))
+			return rc;
+		(*n)++;
+		for (size_t i = 0; i + 1 < *n; i++)
+			if (strcmp(ids[i], ids[*n - 1]) == 0)
+				return fail(ld, at, "%s: '%s' twice", key, ids[*n - 1]);
+	}
+	return rc;
+}
+
+static int load_candidates(struct loader *ld, struct rv_kb_rule *r)
+{
+	yaml_mark_t m = ld->y.ev.start_mark;
+	int rc = load_ids(ld, "candidates", r->candidate, &r->ncandidates, KB_CANDIDATES_MAX);
+
+	if (rc == 0 && r->ncandidates < 2)
+		return fail(ld, m, "candidates: needs at least two rule ids (the causes that "
+			    "remain undecided)");
+	return rc;
 }
 
 /* The value event of rule key k is current. */
@@ -552,7 +597,7 @@ static int rule_value(struct loader *ld, struct rv_kb_rule *r, int k)
 	int s = -1;
 
 	switch (k) {
-	case RK_ID: return take_id(ld, r);
+	case RK_ID: return take_id(ld, "id", &r->id);
 	case RK_TITLE: return take_string(ld, "title", KB_TITLE_MAX, STR_LINE, 0, &r->title);
 	case RK_CAUSE: return take_string(ld, "cause", KB_TEXT_MAX, STR_TEXT, 0, &r->cause);
 	case RK_FIX: return take_string(ld, "fix", KB_TEXT_MAX, STR_TEXT, 1, &r->fix);
@@ -561,6 +606,11 @@ static int rule_value(struct loader *ld, struct rv_kb_rule *r, int k)
 	case RK_EXCLUDE: return load_section(ld, r, KB_EXCLUDE);
 	case RK_CHECKS: return load_checks(ld, r);
 	case RK_ENABLED: return take_bool(ld, "enabled", &r->enabled);
+	case RK_CANDIDATES: return load_candidates(ld, r);
+	case RK_YIELDS_TO:
+		return load_ids(ld, "yields_to", r->yields_to, &r->nyields, KB_YIELDS_MAX);
+	case RK_DECIDED_BY:
+		return take_string(ld, "decided_by", KB_TEXT_MAX, STR_TEXT, 0, &r->decided_by);
 	default: break;
 	}
 	if (take_word(ld, "subsystem", subsystems, NELEM(subsystems), &s))
@@ -593,6 +643,17 @@ static int finish_rule(struct loader *ld, struct rv_kb_rule *r, yaml_mark_t m)
 		return fail(ld, m, "rule '%s': needs a cause", r->id);
 	if (r->enabled && count_section(r, KB_REQUIRE) == 0)
 		return fail(ld, m, "rule '%s': needs require: with at least one condition", r->id);
+	if (!r->ncandidates != !r->decided_by)
+		return fail(ld, m, "rule '%s': candidates and decided_by go together (an "
+			    "undecided rule names both)", r->id);
+	for (size_t i = 0; i < r->ncandidates; i++)
+		if (strcmp(r->candidate[i], r->id) == 0)
+			return fail(ld, m, "rule '%s': candidates: a rule cannot stand for itself",
+				    r->id);
+	for (size_t i = 0; i < r->nyields; i++)
+		if (strcmp(r->yields_to[i], r->id) == 0)
+			return fail(ld, m, "rule '%s': yields_to: a rule cannot yield to itself",
+				    r->id);
 	if (!r->subsystem)
 		r->subsystem = strdup("other");
 	if (!r->fix)

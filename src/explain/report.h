@@ -90,6 +90,9 @@ struct rv_report_cause {
 	size_t nchecks;
 	const struct rv_report_check *checks;
 	const char *fix;
+	/* an undecided rule (kb.h): the causes that remain ("a, b, c") and what
+	 * would decide between them; "" or NULL for a decided rule */
+	const char *undecided, *decided_by;
 };
 
 /* One step of the cross-layer chain: the first signal of a subsystem to

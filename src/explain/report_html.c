@@ -241,6 +241,11 @@ static void cause_item(FILE *f, const struct rv_report_cause *c)
 	tag_text(f, ", ", c->subsystem, "</p>\n");
 	if (*rv_report_str(c->cause))
 		tag_text(f, "<p>", c->cause, "</p>\n");
+	if (*rv_report_str(c->undecided)) {
+		tag_text(f, "<p class=\"undecided\"><b>Undecided between:</b> ", c->undecided,
+			 "</p>\n");
+		tag_text(f, "<p><b>What decides:</b> ", rv_report_str(c->decided_by), "</p>\n");
+	}
 	if (c->evidence && c->nevidence) {
 		fputs("<p>Evidence:</p>\n<ul>\n", f);
 		for (size_t k = 0; k < c->nevidence; k++)

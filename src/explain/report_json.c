@@ -156,6 +156,10 @@ static void json_cause(FILE *f, const void *item)
 	kv_str(f, "subsystem", c->subsystem);
 	kv_num(f, "confidence", c->confidence);
 	kv_str(f, "cause", c->cause);
+	if (*rv_report_str(c->undecided)) {
+		kv_str(f, "undecided", c->undecided);
+		kv_str(f, "decided_by", c->decided_by);
+	}
 	str_array(f, "evidence", c->evidence, c->nevidence);
 	key(f, "checks", 0);
 	fputc('[', f);

@@ -266,6 +266,13 @@ static void md_cause(FILE *f, size_t i, const struct rv_report_cause *c)
 		md_text(f, c->cause, 0);
 		fputc('\n', f);
 	}
+	if (*rv_report_str(c->undecided)) {
+		fputs("\n   **Undecided between:** ", f);
+		md_text(f, c->undecided, 0);
+		fputs("\n\n   **What decides:** ", f);
+		md_text(f, rv_report_str(c->decided_by), 0);
+		fputc('\n', f);
+	}
 	if (c->evidence && c->nevidence) {
 		fputs("\n   Evidence:\n\n", f);
 		for (size_t k = 0; k < c->nevidence; k++) {

@@ -9,8 +9,10 @@
  * and the JSON fields phase, follows and followed_by on all three (in
  * summary mode too). When the report leaves out the linked incident (a
  * filter) the line still names its id, without a link. Text from the
- * caller in these lines is escaped like any other. The rest of the
- * renderers is covered by report_test.c.
+ * caller in these lines is escaped like any other. Incident 14's likely
+ * cause is an undecided rule: every format names the causes that remain
+ * and what would decide. The rest of the renderers is covered by
+ * report_test.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,6 +38,12 @@ static const struct rv_report_step chain_12[] = {
 	{ "net.tcp_retrans_segs", "net", 1, T0 + 1.5 },
 };
 static const struct rv_report_link follows_12[] = { { 13, "net", 4.0, 1 } };
+static const struct rv_report_cause undecided_14[] = {
+	{ .id = "cpu-bound-undecided", .title = "New CPU-bound work", .subsystem = "cpu",
+	  .confidence = 0.7, .cause = "Busy in user mode.", .fix = "",
+	  .undecided = "cache-thrash, memory-bandwidth-saturation",
+	  .decided_by = "IPC & LLC misses" },
+};
 
 /* 12 (cpu, with a chain) -> 13 (net, phase 2, no chain); 14 alone, with a
  * chain of its own. */
@@ -60,6 +68,7 @@ static void make_incidents(void)
 		.id = 14, .host = "h", .start_ts = T0 + 600, .end_ts = T0 + 610, .windows = 10,
 		.peak_score = 2.5, .mean_score = 2, .severity = "major", .nsubsys = 2,
 		.subsys = subs_cpu, .nchain = 2, .chain = chain_12, .note = "",
+		.ncauses = 1, .causes = undecided_14,
 	};
 }
 
@@ -245,6 +254,33 @@ static void test_lone(void **state)
 	free(h);
 }
 
+/* An undecided rule's causes that remain, and what decides, in every
+ * format; a decided rule (incidents 12 and 13 have none) shows neither. */
+static void test_undecided_cause(void **state)
+{
+	(void)state;
+	struct rv_report r = report_of(incs, 3);
+	char *t = render(&r, RV_REPORT_TEXT, 0);
+	assert_has(t, "     Undecided between: cache-thrash, memory-bandwidth-saturation\n"
+		   "     What decides: IPC & LLC misses\n");
+	assert_int_equal(count(t, "Undecided between:"), 1);
+	free(t);
+	char *m = render(&r, RV_REPORT_MARKDOWN, 0);
+	assert_has(m, "   **Undecided between:** cache-thrash, memory-bandwidth-saturation\n\n"
+		   "   **What decides:** IPC &amp; LLC misses\n");
+	free(m);
+	char *h = render(&r, RV_REPORT_HTML, 0);
+	assert_has(h, "<p class=\"undecided\"><b>Undecided between:</b> cache-thrash, "
+		   "memory-bandwidth-saturation</p>\n<p><b>What decides:</b> IPC &amp; LLC "
+		   "misses</p>\n");
+	free(h);
+	char *j = render(&r, RV_REPORT_JSON, 0);
+	assert_has(j, "\"undecided\":\"cache-thrash, memory-bandwidth-saturation\","
+		   "\"decided_by\":\"IPC & LLC misses\"");
+	assert_int_equal(count(j, "\"undecided\""), 1);
+	free(j);
+}
+
 /* A filter kept only the follow-on: its line names incident 12 without a
  * link (there is no card or anchor to point at); the subsystem is known
  * from the report's data all the same. */
@@ -337,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_lone),
+		cmocka_unit_test(test_undecided_cause),
 		cmocka_unit_test(test_linked_incident_filtered_out),
 		cmocka_unit_test(test_many_and_escaping),
 	};

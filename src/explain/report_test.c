@@ -76,9 +76,9 @@ static const struct rv_report_cause causes_1[] = {
 	  "GPUs went idle waiting for input: the data loader is network-bound and the network "
 	  "drops packets.", 2, ev_1, 3, checks_1,
 	  "Find the dropping hop (switch port counters, NIC ring sizes with ethtool -g); raise "
-	  "the rings or move the data set closer." },
+	  "the rings or move the data set closer.", NULL, NULL },
 	{ "cpu.irq_imbalance", "Interrupts of the NIC land on one CPU", "cpu", 0.41,
-	  "softirq time concentrated on a single CPU.", 0, NULL, 1, checks_2, "" },
+	  "softirq time concentrated on a single CPU.", 0, NULL, 1, checks_2, "", NULL, NULL },
 };
 static const struct rv_report_step chain_1[] = {
 	{ "net.tcp_retrans_segs", "net", 1, T0 + 0.0 },
@@ -115,7 +115,7 @@ static const struct rv_report_signal sig_3[] = {
 static const char *const ev_3[] = { "storage.write_bytes up" };
 static const struct rv_report_cause causes_3[] = {
 	{ "storage.write_storm", "A write storm fills the page cache", "storage", 0.004,
-	  "Dirty pages pile up.", 1, ev_3, 0, NULL, "Throttle the writer." },
+	  "Dirty pages pile up.", 1, ev_3, 0, NULL, "Throttle the writer.", "", NULL },
 };
 static const struct rv_report_step chain_3[] = { { "storage.flat_bytes", "storage", 1, NAN } };
 
@@ -489,6 +489,7 @@ static void test_markdown(void **state)
 	assert_has(m, "      ```sh\n      nstat -az TcpRetransSegs\n      sar -n ETCP 1 5\n"
 		   "      ```\n");
 	assert_has(m, "   **Fix:** Find the dropping hop");
+
 	assert_has(m, "`net.tcp_retrans_segs` up (+0.0 s) \xE2\x86\x92 `cpu.softirq_pct` up "
 		   "(+0.4 s) \xE2\x86\x92 `gpu.util_pct` down (+1.2 s)");
 	assert_has(m, "No rule of the knowledge base (42 rules) matched this incident.");
@@ -672,6 +673,7 @@ static void test_html(void **state)
 	assert_has(h, "<li><code class=\"cmd\">ss -ti</code> <span class=\"why\">retransmits per "
 		   "connection");
 	assert_has(h, "<p class=\"nomatch\">No rule of the knowledge base");
+
 	assert_has(h, "<p class=\"note\">Note: The raw samples");
 	assert_has(h, "<ol class=\"chain\"><li><code>net.tcp_retrans_segs</code> up (+0.0 s)"
 		   "</li><li><code>cpu.softirq_pct</code> up (+0.4 s)</li>");

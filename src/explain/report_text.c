@@ -316,6 +316,10 @@ static void cause_block(FILE *f, size_t i, const struct rv_report_cause *c)
 	wrap(f, conf, "     ", head);
 	if (*rv_report_str(c->cause))
 		wrap(f, "     Why: ", "          ", c->cause);
+	if (*rv_report_str(c->undecided)) {
+		wrap(f, "     Undecided between: ", "          ", c->undecided);
+		wrap(f, "     What decides: ", "          ", rv_report_str(c->decided_by));
+	}
 	if (c->nevidence && c->evidence) {
 		fputs("     Evidence:\n", f);
 		for (size_t k = 0; k < c->nevidence; k++)

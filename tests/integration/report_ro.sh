@@ -81,7 +81,8 @@ INSERT INTO incident_details (incident_id, base_from, base_to, start_ts, end_ts)
  VALUES (1, 1764799800, 1764799990, 1764800000, 1764800030);
 INSERT INTO incident_evidence (incident_id, pos, name, skew, base_n, inc_n, base_mean,
   base_sd, value, inc_sd, peak, z, change, dir, onset_ts) VALUES
- (1, 0, 'net.tcp_retrans_segs', 0, 600, 40, 0.5, 0.5, 212, 20, 300, 423, 423, 1, 1764800002);
+ (1, 0, 'net.tcp_retrans_segs', 0, 600, 40, 0.5, 0.5, 212, 20, 300, 423, 423, 1, 1764800002),
+ (1, 1, 'net.tcp_retrans_pct', 0, 600, 40, 0.01, 0.01, 2.5, 0.5, 4, 249, 249, 1, 1764800002);
 INSERT INTO incident_causes (incident_id, rank, rule_id, title, confidence)
  VALUES (1, 0, 'packet-loss', 'Packet loss', 0.82);" >sql.txt 2>&1
 check "two incidents written into it" test "$(sqlite3 cur.db 'SELECT count(*) FROM incidents')" = 2
