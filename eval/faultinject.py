@@ -29,7 +29,9 @@ Scoring, from the agent's incident events (JSON lines):
              its settle time) per hour of such clean time
   cause      the blamed incident's likely causes (the store's ranking at its
              close, else its event's cause) against the fault's rule
-             (CAUSES): right (first), second, wrong (another first), none
+             (CAUSES): right (first), second, undecided (an undecided rule
+             first that names the fault's among the causes that remain),
+             wrong (another first), none
 
     eval/faultinject.py                  the full run of `make eval` (about 66 min)
     eval/faultinject.py --background 40  the same on top of a steady 40 % CPU load
@@ -752,16 +754,41 @@ def event_cause(i):
     return [i["cause"]] if i.get("cause") else []
 
 
-def cause_verdict(fault, ranked):
+# rule id -> the candidates of an undecided rule (`reveal report
+# --list-rules`), filled by load_undecided before scoring
+UNDECIDED = {}
+
+
+def load_undecided(reveal):
+    """Reads which rules of the binary's knowledge base are undecided and the
+    causes each stands for."""
+    r = run([reveal, "report", "--list-rules"], check=False)
+    if r.returncode:
+        raise SystemExit(f"faultinject: {reveal} report --list-rules: {r.stderr.strip()}")
+    UNDECIDED.clear()
+    last = None
+    for line in r.stdout.splitlines():
+        if line.startswith("    undecided between: ") and last:
+            UNDECIDED[last] = tuple(x.strip() for x in line.split(":", 1)[1].split(","))
+        elif line and not line.startswith(" "):
+            last = line.split()[0]
+
+
+def cause_verdict(fault, ranked, undecided=None):
     """The likely cause of a fault's incident (ranked: rule ids, best first):
-    right (the fault's rule first), second (it is second), wrong (another
-    rule first, the fault's not second), none (no rule matched)."""
+    right (the fault's rule first), second (it is second), undecided (an
+    undecided rule first whose candidates include the fault's rule: the
+    report names the causes that remain), wrong (another rule first, the
+    fault's not second), none (no rule matched)."""
     if not ranked:
         return "none"
     ok = CAUSES.get(fault, ())
     if ranked[0] in ok:
         return "right"
-    return "second" if len(ranked) > 1 and ranked[1] in ok else "wrong"
+    if len(ranked) > 1 and ranked[1] in ok:
+        return "second"
+    cands = (UNDECIDED if undecided is None else undecided).get(ranked[0], ())
+    return "undecided" if any(c in ok for c in cands) else "wrong"
 
 
 def close_time(i):
@@ -887,7 +914,7 @@ def summarize(rows, false, clean_s, incidents=None):
         # the likely cause (issue 14), measured with no target yet: shares
         # of the injections, an undetected one counts as none
         "causes": {v: sum(r.get("cause_verdict") == v for r in det) / len(done) if done
-                   else 0.0 for v in ("right", "second", "wrong")},
+                   else 0.0 for v in ("right", "second", "undecided", "wrong")},
         "open_at_end": still,
         "first_open_at_end": still_first,
     }
@@ -992,9 +1019,10 @@ def fmt_s(v, bound=""):
 
 def cause_shares(s):
     c = s.get("causes") or {}
-    right, second, wrong = (100 * c.get(k, 0.0) for k in ("right", "second", "wrong"))
-    return (f"{right:.0f} % / {second:.0f} % / {wrong:.0f} % / "
-            f"{max(0.0, 100 - right - second - wrong):.0f} %")
+    right, second, und, wrong = (100 * c.get(k, 0.0)
+                                 for k in ("right", "second", "undecided", "wrong"))
+    return (f"{right:.0f} % / {second:.0f} % / {und:.0f} % / {wrong:.0f} % / "
+            f"{max(0.0, 100 - right - second - und - wrong):.0f} %")
 
 
 def fmt_cause(r):
@@ -1073,7 +1101,8 @@ def markdown(rows, false, s, meta):
             f"| incidents open at the end of the run | {len(s['open_at_end'])}"
             f"{' (' + ', '.join(map(str, s['open_at_end'])) + ')' if s['open_at_end'] else ''}"
             f" | {t['open_at_end']} | {yes('open_at_end')} |",
-            f"| likely cause: the fault's rule first / second / another first / none |"
+            f"| likely cause: the fault's rule first / second / undecided, naming it / "
+            f"another first / none |"
             f" {cause_shares(s)} | (issue 14: first ≥ 80 %, another first ≤ 5 %) | - |",
             "", f"Follow-on phases: {s['follow_ons']} in all."]
     for i in false:
@@ -1377,6 +1406,7 @@ def main():
     if a.self_test:
         return self_test()
     if a.rescore:
+        load_undecided(a.reveal)
         return rescore(a)
 
     short = a.short
@@ -1403,6 +1433,7 @@ def main():
         ap.error("--background needs stress-ng (scripts/install-deps.sh)")
     if not os.access(a.reveal, os.X_OK):
         ap.error(f"{a.reveal}: no such program (run make first)")
+    load_undecided(a.reveal)
     total_min, clean_min = plan_text(p, len(names) * p["rounds"])
     log(f"{len(names) * p['rounds']} injections, about {total_min:.0f} min; at least "
         f"{clean_min:.1f} clean min (the false-alarm target needs {TARGETS['clean_min']:.0f})")
@@ -1673,6 +1704,13 @@ def self_test():
     expect("cause: another rule first, the fault's third",
            cause_verdict("cpu-contention", ["a", "b", "cpu-contention"]), "wrong")
     expect("cause: no rule", cause_verdict("packet-loss", []), "none")
+    und = {"cpu-bound-undecided": ("cache-thrash", "memory-bandwidth-saturation")}
+    expect("cause: an undecided rule naming the fault's",
+           cause_verdict("cache-thrash", ["cpu-bound-undecided", "x"], und), "undecided")
+    expect("cause: an undecided rule not naming it",
+           cause_verdict("packet-loss", ["cpu-bound-undecided"], und), "wrong")
+    expect("cause: the fault's rule second beats undecided",
+           cause_verdict("cache-thrash", ["cpu-bound-undecided", "cache-thrash"], und), "second")
     with tempfile.TemporaryDirectory() as d:
         db = os.path.join(d, "s.db")
         con = sqlite3.connect(db)
@@ -1693,8 +1731,9 @@ def self_test():
            "causes": ["packet-loss", "cpu-contention"], "cause_verdict": "right"}
     expect("the cause column", fmt_cause(row), "packet-loss > cpu-contention (right)")
     expect("cause shares",
-           cause_shares({"causes": {"right": 0.5, "second": 0.25, "wrong": 0.0}}),
-           "50 % / 25 % / 0 % / 25 %")
+           cause_shares({"causes": {"right": 0.5, "second": 0.25, "undecided": 0.125,
+                                    "wrong": 0.0}}),
+           "50 % / 25 % / 12 % / 0 % / 12 %")
     # a loop of follows (a broken file) ends
     loop = {1: {"id": 1, "follows": 2, "phase": 2}, 2: {"id": 2, "follows": 1, "phase": 2}}
     expect("a loop of follows ends", first_phase_of(loop[1], loop)["id"] in (1, 2), True)
