@@ -56,13 +56,22 @@ void agent_explain_free(struct agent *a)
 /*
  * The baseline of inc's evidence leaves out the other incidents the agent
  * knows of (open, and the latest closed ones): a fault 100 s after the
- * same fault was measured against the first one and showed no change.
+ * same fault was measured against the first one and showed no change. It
+ * leaves out the agent's own last model fit too (from its first sample to
+ * the end of the quiet after it): the fit's CPU burst made the host's
+ * tasks wait, and an incident right after learning measured against it
+ * showed no CPU pressure where there was.
  */
 static void clean_baseline(const struct agent *a, const struct rv_store_incident *inc,
 			   struct rv_details_opts *o)
 {
-	double busy[RV_INCMERGE_OPEN_MAX + AGENT_RECENT_MAX][2];
+	double busy[RV_INCMERGE_OPEN_MAX + AGENT_RECENT_MAX + 1][2];
 	size_t n = 0;
+
+	if (a->last_fit_wall > 0 && a->fit_from > 0) {
+		busy[n][0] = a->fit_from;
+		busy[n++][1] = fmax(a->quiet_until, a->last_fit_wall);
+	}
 
 	for (size_t i = 0; i < a->nopen; i++) {
 		const struct rv_store_incident *x = &a->open[i].inc;

@@ -115,6 +115,8 @@ static void fill_causes(struct pool *pl, struct rv_report_incident *r,
 		c[m].fix = rv_kb_rule_fix(rule);
 		c[m].undecided = candidates_text(pl, rule);
 		c[m].decided_by = rv_kb_rule_decided_by(rule);
+		c[m].measured = rv_kb_rule_measured(rule, &c[m].measured_first,
+						    &c[m].measured_right);
 		for (size_t e = 0; e < match[m].nev; e++) {
 			const struct rv_kb_evidence *x = &match[m].ev[e];
 			const struct rv_evidence_sig *s = x->sig;

@@ -206,6 +206,17 @@ const char *rv_kb_rule_candidate(const struct rv_kb_rule *r, size_t i)
 	return r && i < r->ncandidates ? r->candidate[i] : NULL;
 }
 
+int rv_kb_rule_measured(const struct rv_kb_rule *r, unsigned *first, unsigned *right)
+{
+	if (!r || !r->has_measured)
+		return 0;
+	if (first)
+		*first = r->measured_first;
+	if (right)
+		*right = r->measured_right;
+	return 1;
+}
+
 const char *rv_kb_rule_decided_by(const struct rv_kb_rule *r)
 {
 	return r && r->decided_by ? r->decided_by : "";
@@ -259,7 +270,9 @@ static double satisfies(const struct kb_cond *c, const struct rv_evidence_sig *s
 		return -1;
 	if (((c->has & KB_HAS_MIN_VALUE) && !(s->value >= c->min_value)) ||
 	    ((c->has & KB_HAS_MAX_VALUE) && !(s->value <= c->max_value)) ||
-	    ((c->has & KB_HAS_MIN_DELTA) && !(fabs(s->value - s->base_mean) >= c->min_delta)))
+	    ((c->has & KB_HAS_MIN_DELTA) && !(fabs(s->value - s->base_mean) >= c->min_delta)) ||
+	    ((c->has & KB_HAS_MIN_PEAK) && !(s->peak >= c->min_peak)) ||
+	    ((c->has & KB_HAS_MAX_PEAK) && !(s->peak <= c->max_peak)))
 		return -1;
 	switch (c->dir) {
 	case KB_UP:
@@ -366,6 +379,9 @@ static int match_rule(const struct rv_kb_rule *r, const struct rv_evidence *ev,
 	out->confidence = CONF_BASE + CONF_REQUIRED * (nreq ? sum_req / (double)nreq : 0) +
 			  CONF_SUPPORT * (nsup ? (double)held_sup / (double)nsup : 0);
 	out->confidence = fmin(1.0, fmax(0.0, out->confidence));
+	if (r->has_measured)   /* calibrated: the share it got right, the mechanism as prior */
+		out->confidence = ((double)r->measured_right + KB_PRIOR_WEIGHT * out->confidence) /
+				  ((double)r->measured_first + KB_PRIOR_WEIGHT);
 	return nreq > 0;
 }
 

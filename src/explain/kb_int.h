@@ -32,12 +32,15 @@ enum {
 	KB_WHAT_MAX = 320,       /* bytes of a condition's text ("glob up, z >= 5") */
 	KB_CANDIDATES_MAX = 8,   /* causes an undecided rule stands for */
 	KB_YIELDS_MAX = 8,       /* rules a rule ranks below when they fire too */
+	KB_MEASURED_MAX = 1000000, /* incidents a rule's measured: counts */
 };
 
 #define KB_MIN_Z_DEFAULT 3.0      /* |z| a condition needs unless it says min_z */
 #define KB_MIN_BURST_DEFAULT 3.0  /* inc_sd / sd_eff of a bursty signal */
 #define KB_GROWTH 1.5             /* grows: peak excess / mean excess at least this, */
 #define KB_GROWS_MIN_S 10.0       /* ... over an incident of at least this many seconds */
+#define KB_PRIOR_WEIGHT 4.0       /* measured: the mechanism's own confidence counts as
+				     this many incidents */
 
 enum kb_dir { KB_UP, KB_DOWN, KB_ANY, KB_BURSTY, KB_GROWS };
 enum kb_section { KB_REQUIRE, KB_SUPPORT, KB_EXCLUDE, KB_NSECTIONS };
@@ -50,6 +53,8 @@ enum {
 	KB_HAS_MAX_VALUE = 1u << 3,
 	KB_HAS_MIN_BURST = 1u << 4,
 	KB_HAS_MIN_DELTA = 1u << 5,
+	KB_HAS_MIN_PEAK = 1u << 6,
+	KB_HAS_MAX_PEAK = 1u << 7,
 };
 
 struct kb_cond {
@@ -59,6 +64,7 @@ struct kb_cond {
 	int skew;            /* the pattern names skew entries ("cpu_skew" in it) */
 	unsigned has;        /* KB_HAS_* */
 	double min_z, min_change, min_value, max_value, min_burst, min_delta;
+	double min_peak, max_peak;
 };
 
 /* One entry of require/support/exclude: conds [first, first + n) of the
@@ -75,6 +81,8 @@ struct rv_kb_rule {
 	size_t ncandidates;
 	char *yields_to[KB_YIELDS_MAX];  /* rule ids this one ranks below when they fire */
 	size_t nyields;
+	int has_measured;            /* measured: given: first, right below */
+	unsigned measured_first, measured_right;
 	int enabled;                 /* 0: the rule removes the loaded one of its id */
 	size_t line, col;            /* where it starts in its file (1-based) */
 	size_t nitems, nconds, nchecks;

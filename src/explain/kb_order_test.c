@@ -83,6 +83,15 @@ static void test_grows(void **state)
 	rv_evidence_free(&ev);
 	refused("- {id: r, title: t, cause: c, require: [{signal: a, dir: up, min_delta: -1}]}\n",
 		"min_delta: must be 0 or more");
+	/* min_peak, max_peak: the sample farthest from the baseline (here 30) */
+	assert_int_equal(rv_evidence_from(s, NELEM(s), 0, 60, &ev), 0);
+	assert_int_equal(ranked("- {id: r, title: t, cause: c, require: [{signal: a, dir: up, "
+				"min_peak: 30, max_peak: 30}]}\n", &ev, ids, sizeof(ids)), 1);
+	assert_int_equal(ranked("- {id: r, title: t, cause: c, require: [{signal: a, dir: up, "
+				"max_peak: 29}]}\n", &ev, ids, sizeof(ids)), 0);
+	assert_int_equal(ranked("- {id: r, title: t, cause: c, require: [{signal: a, dir: up, "
+				"min_peak: 31}]}\n", &ev, ids, sizeof(ids)), 0);
+	rv_evidence_free(&ev);
 	/* a fall is not growth */
 	s[0] = sig("a", -10);
 	s[0].peak = 10 - 2 * 10;

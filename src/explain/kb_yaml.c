@@ -35,25 +35,28 @@ enum {
 
 enum rule_key {
 	RK_ID, RK_TITLE, RK_SUBSYSTEM, RK_CAUSE, RK_FIX, RK_REQUIRE, RK_SUPPORT, RK_EXCLUDE,
-	RK_CHECKS, RK_ENABLED, RK_CANDIDATES, RK_DECIDED_BY, RK_YIELDS_TO, RK_N
+	RK_CHECKS, RK_ENABLED, RK_CANDIDATES, RK_DECIDED_BY, RK_YIELDS_TO, RK_MEASURED, RK_N
 };
 static const char *const rule_keys[RK_N] = {
 	[RK_ID] = "id", [RK_TITLE] = "title", [RK_SUBSYSTEM] = "subsystem", [RK_CAUSE] = "cause",
 	[RK_FIX] = "fix", [RK_REQUIRE] = "require", [RK_SUPPORT] = "support",
 	[RK_EXCLUDE] = "exclude", [RK_CHECKS] = "checks", [RK_ENABLED] = "enabled",
 	[RK_CANDIDATES] = "candidates", [RK_DECIDED_BY] = "decided_by",
-	[RK_YIELDS_TO] = "yields_to",
+	[RK_YIELDS_TO] = "yields_to", [RK_MEASURED] = "measured",
 };
 
 enum cond_key { CK_SIGNAL, CK_DIR, CK_MIN_Z, CK_MIN_CHANGE, CK_MIN_VALUE, CK_MAX_VALUE,
-		CK_MIN_BURST, CK_MIN_DELTA, CK_N };
+		CK_MIN_BURST, CK_MIN_DELTA, CK_MIN_PEAK, CK_MAX_PEAK, CK_N };
 static const char *const cond_keys[CK_N] = {
 	[CK_SIGNAL] = "signal", [CK_DIR] = "dir", [CK_MIN_Z] = "min_z",
 	[CK_MIN_CHANGE] = "min_change", [CK_MIN_VALUE] = "min_value",
 	[CK_MAX_VALUE] = "max_value", [CK_MIN_BURST] = "min_burst", [CK_MIN_DELTA] = "min_delta",
+	[CK_MIN_PEAK] = "min_peak", [CK_MAX_PEAK] = "max_peak",
 };
 
 enum check_key { XK_CMD, XK_WHY, XK_N };
+enum measured_key { MK_FIRST, MK_RIGHT, MK_N };
+static const char *const measured_keys[MK_N] = { [MK_FIRST] = "first", [MK_RIGHT] = "right" };
 static const char *const check_keys[XK_N] = { [XK_CMD] = "cmd", [XK_WHY] = "why" };
 
 static const char *const dir_names[] = {
@@ -274,11 +277,13 @@ static int cond_number(struct loader *ld, struct kb_cond *c, int k)
 		[CK_MIN_Z] = KB_HAS_MIN_Z, [CK_MIN_CHANGE] = KB_HAS_MIN_CHANGE,
 		[CK_MIN_VALUE] = KB_HAS_MIN_VALUE, [CK_MAX_VALUE] = KB_HAS_MAX_VALUE,
 		[CK_MIN_BURST] = KB_HAS_MIN_BURST, [CK_MIN_DELTA] = KB_HAS_MIN_DELTA,
+		[CK_MIN_PEAK] = KB_HAS_MIN_PEAK, [CK_MAX_PEAK] = KB_HAS_MAX_PEAK,
 	};
 	double *dst[CK_N] = {
 		[CK_MIN_Z] = &c->min_z, [CK_MIN_CHANGE] = &c->min_change,
 		[CK_MIN_VALUE] = &c->min_value, [CK_MAX_VALUE] = &c->max_value,
 		[CK_MIN_BURST] = &c->min_burst, [CK_MIN_DELTA] = &c->min_delta,
+		[CK_MIN_PEAK] = &c->min_peak, [CK_MAX_PEAK] = &c->max_peak,
 	};
 	int rc = take_number(ld, cond_keys[k], dst[k]);
 
@@ -344,7 +349,11 @@ static char *what_text(const struct kb_cond *c)
 	if ((c->has & KB_HAS_MIN_VALUE) && k < sizeof(buf))
 		k += (size_t)snprintf(buf + k, sizeof(buf) - k, ", value >= %g", c->min_value);
 	if ((c->has & KB_HAS_MAX_VALUE) && k < sizeof(buf))
-		snprintf(buf + k, sizeof(buf) - k, ", value <= %g", c->max_value);
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, ", value <= %g", c->max_value);
+	if ((c->has & KB_HAS_MIN_PEAK) && k < sizeof(buf))
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, ", peak >= %g", c->min_peak);
+	if ((c->has & KB_HAS_MAX_PEAK) && k < sizeof(buf))
+		snprintf(buf + k, sizeof(buf) - k, ", peak <= %g", c->max_peak);
 	return strdup(buf);
 }
 
@@ -580,15 +589,37 @@ static int load_ids(struct loader *ld, const char *key, char **ids, size_t *n, s
 	return rc;
 }
 
-static int load_candidates(struct loader *ld, struct rv_kb_rule *r)
+/* The value of measured: is current: {first: N, right: K}, 0 <= K <= N. */
+static int load_measured(struct loader *ld, struct rv_kb_rule *r)
 {
 	yaml_mark_t m = ld->y.ev.start_mark;
-	int rc = load_ids(ld, "candidates", r->candidate, &r->ncandidates, KB_CANDIDATES_MAX);
+	struct seen seen = { 0 };
+	double v[MK_N] = { 0 };
+	int k = -1, rc;
 
-	if (rc == 0 && r->ncandidates < 2)
-		return fail(ld, m, "candidates: needs at least two rule ids (the causes that "
-			    "remain undecided)");
-	return rc;
+	if (ld->y.ev.type != YAML_MAPPING_START_EVENT)
+		return fail(ld, m, "measured: expected {first: N, right: K}, not %s",
+			    rv_yaml_node_kind(&ld->y.ev));
+	while ((rc = next(ld)) == 0 && ld->y.ev.type != YAML_MAPPING_END_EVENT) {
+		if ((rc = take_key(ld, measured_keys, MK_N, "measured", &seen, &k)) ||
+		    (rc = take_number(ld, measured_keys[k], &v[k])))
+			return rc;
+		if (v[k] < 0 || v[k] > KB_MEASURED_MAX || v[k] != floor(v[k]))
+			return fail(ld, ld->y.ev.start_mark, "measured: %s: a count of incidents "
+				    "(a whole number, 0 to %d)", measured_keys[k], KB_MEASURED_MAX);
+	}
+	if (rc)
+		return rc;
+	if (seen.bits != (1u << MK_N) - 1)
+		return fail(ld, m, "measured: needs both first (incidents where the rule came "
+			    "first) and right (of those, the ones it named rightly)");
+	if (v[MK_RIGHT] > v[MK_FIRST])
+		return fail(ld, m, "measured: right %g is more than first %g", v[MK_RIGHT],
+			    v[MK_FIRST]);
+	r->has_measured = 1;
+	r->measured_first = (unsigned)v[MK_FIRST];
+	r->measured_right = (unsigned)v[MK_RIGHT];
+	return 0;
 }
 
 /* The value event of rule key k is current. */
@@ -606,7 +637,9 @@ static int rule_value(struct loader *ld, struct rv_kb_rule *r, int k)
 	case RK_EXCLUDE: return load_section(ld, r, KB_EXCLUDE);
 	case RK_CHECKS: return load_checks(ld, r);
 	case RK_ENABLED: return take_bool(ld, "enabled", &r->enabled);
-	case RK_CANDIDATES: return load_candidates(ld, r);
+	case RK_CANDIDATES:
+		return load_ids(ld, "candidates", r->candidate, &r->ncandidates, KB_CANDIDATES_MAX);
+	case RK_MEASURED: return load_measured(ld, r);
 	case RK_YIELDS_TO:
 		return load_ids(ld, "yields_to", r->yields_to, &r->nyields, KB_YIELDS_MAX);
 	case RK_DECIDED_BY:
@@ -643,6 +676,9 @@ static int finish_rule(struct loader *ld, struct rv_kb_rule *r, yaml_mark_t m)
 		return fail(ld, m, "rule '%s': needs a cause", r->id);
 	if (r->enabled && count_section(r, KB_REQUIRE) == 0)
 		return fail(ld, m, "rule '%s': needs require: with at least one condition", r->id);
+	if (r->ncandidates == 1)
+		return fail(ld, m, "rule '%s': candidates: needs at least two rule ids (the causes "
+			    "that remain undecided)", r->id);
 	if (!r->ncandidates != !r->decided_by)
 		return fail(ld, m, "rule '%s': candidates and decided_by go together (an "
 			    "undecided rule names both)", r->id);

@@ -93,6 +93,10 @@ struct rv_report_cause {
 	/* an undecided rule (kb.h): the causes that remain ("a, b, c") and what
 	 * would decide between them; "" or NULL for a decided rule */
 	const char *undecided, *decided_by;
+	/* the rule's calibration (kb.h rv_kb_rule_measured): measured 1 when its
+	 * confidence comes from labelled live incidents, first of them */
+	int measured;
+	unsigned measured_first, measured_right;
 };
 
 /* One step of the cross-layer chain: the first signal of a subsystem to

@@ -241,6 +241,9 @@ static void cause_item(FILE *f, const struct rv_report_cause *c)
 	tag_text(f, ", ", c->subsystem, "</p>\n");
 	if (*rv_report_str(c->cause))
 		tag_text(f, "<p>", c->cause, "</p>\n");
+	if (c->measured)
+		fprintf(f, "<p class=\"calibrated\"><b>Calibrated:</b> first in %u recorded live "
+			"incidents, right in %u</p>\n", c->measured_first, c->measured_right);
 	if (*rv_report_str(c->undecided)) {
 		tag_text(f, "<p class=\"undecided\"><b>Undecided between:</b> ", c->undecided,
 			 "</p>\n");

@@ -156,6 +156,9 @@ static void json_cause(FILE *f, const void *item)
 	kv_str(f, "subsystem", c->subsystem);
 	kv_num(f, "confidence", c->confidence);
 	kv_str(f, "cause", c->cause);
+	if (c->measured)
+		fprintf(f, ",\"measured\":{\"first\":%u,\"right\":%u}", c->measured_first,
+			c->measured_right);
 	if (*rv_report_str(c->undecided)) {
 		kv_str(f, "undecided", c->undecided);
 		kv_str(f, "decided_by", c->decided_by);

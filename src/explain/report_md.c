@@ -266,6 +266,9 @@ static void md_cause(FILE *f, size_t i, const struct rv_report_cause *c)
 		md_text(f, c->cause, 0);
 		fputc('\n', f);
 	}
+	if (c->measured)
+		fprintf(f, "\n   **Calibrated:** first in %u recorded live incidents, right in %u\n",
+			c->measured_first, c->measured_right);
 	if (*rv_report_str(c->undecided)) {
 		fputs("\n   **Undecided between:** ", f);
 		md_text(f, c->undecided, 0);

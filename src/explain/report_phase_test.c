@@ -42,7 +42,8 @@ static const struct rv_report_cause undecided_14[] = {
 	{ .id = "cpu-bound-undecided", .title = "New CPU-bound work", .subsystem = "cpu",
 	  .confidence = 0.7, .cause = "Busy in user mode.", .fix = "",
 	  .undecided = "cache-thrash, memory-bandwidth-saturation",
-	  .decided_by = "IPC & LLC misses" },
+	  .decided_by = "IPC & LLC misses", .measured = 1, .measured_first = 24,
+	  .measured_right = 23 },
 };
 
 /* 12 (cpu, with a chain) -> 13 (net, phase 2, no chain); 14 alone, with a
@@ -264,20 +265,26 @@ static void test_undecided_cause(void **state)
 	assert_has(t, "     Undecided between: cache-thrash, memory-bandwidth-saturation\n"
 		   "     What decides: IPC & LLC misses\n");
 	assert_int_equal(count(t, "Undecided between:"), 1);
+	assert_has(t, "     Calibrated: first in 24 recorded live incidents, right in 23\n");
+	assert_int_equal(count(t, "Calibrated:"), 1);
 	free(t);
 	char *m = render(&r, RV_REPORT_MARKDOWN, 0);
 	assert_has(m, "   **Undecided between:** cache-thrash, memory-bandwidth-saturation\n\n"
 		   "   **What decides:** IPC &amp; LLC misses\n");
+	assert_has(m, "   **Calibrated:** first in 24 recorded live incidents, right in 23\n");
 	free(m);
 	char *h = render(&r, RV_REPORT_HTML, 0);
 	assert_has(h, "<p class=\"undecided\"><b>Undecided between:</b> cache-thrash, "
 		   "memory-bandwidth-saturation</p>\n<p><b>What decides:</b> IPC &amp; LLC "
 		   "misses</p>\n");
+	assert_has(h, "<p class=\"calibrated\"><b>Calibrated:</b> first in 24 recorded live "
+		   "incidents, right in 23</p>\n");
 	free(h);
 	char *j = render(&r, RV_REPORT_JSON, 0);
 	assert_has(j, "\"undecided\":\"cache-thrash, memory-bandwidth-saturation\","
 		   "\"decided_by\":\"IPC & LLC misses\"");
 	assert_int_equal(count(j, "\"undecided\""), 1);
+	assert_has(j, "\"measured\":{\"first\":24,\"right\":23}");
 	free(j);
 }
 

@@ -76,9 +76,9 @@ static const struct rv_report_cause causes_1[] = {
 	  "GPUs went idle waiting for input: the data loader is network-bound and the network "
 	  "drops packets.", 2, ev_1, 3, checks_1,
 	  "Find the dropping hop (switch port counters, NIC ring sizes with ethtool -g); raise "
-	  "the rings or move the data set closer.", NULL, NULL },
+	  "the rings or move the data set closer.", NULL, NULL, 0, 0, 0 },
 	{ "cpu.irq_imbalance", "Interrupts of the NIC land on one CPU", "cpu", 0.41,
-	  "softirq time concentrated on a single CPU.", 0, NULL, 1, checks_2, "", NULL, NULL },
+	  "softirq time concentrated on a single CPU.", 0, NULL, 1, checks_2, "", NULL, NULL, 0, 0, 0 },
 };
 static const struct rv_report_step chain_1[] = {
 	{ "net.tcp_retrans_segs", "net", 1, T0 + 0.0 },
@@ -115,7 +115,7 @@ static const struct rv_report_signal sig_3[] = {
 static const char *const ev_3[] = { "storage.write_bytes up" };
 static const struct rv_report_cause causes_3[] = {
 	{ "storage.write_storm", "A write storm fills the page cache", "storage", 0.004,
-	  "Dirty pages pile up.", 1, ev_3, 0, NULL, "Throttle the writer.", "", NULL },
+	  "Dirty pages pile up.", 1, ev_3, 0, NULL, "Throttle the writer.", "", NULL, 0, 0, 0 },
 };
 static const struct rv_report_step chain_3[] = { { "storage.flat_bytes", "storage", 1, NAN } };
 

@@ -316,6 +316,11 @@ static void cause_block(FILE *f, size_t i, const struct rv_report_cause *c)
 	wrap(f, conf, "     ", head);
 	if (*rv_report_str(c->cause))
 		wrap(f, "     Why: ", "          ", c->cause);
+	if (c->measured) {
+		snprintf(head, sizeof(head), "first in %u recorded live incidents, right in %u",
+			 c->measured_first, c->measured_right);
+		wrap(f, "     Calibrated: ", "          ", head);
+	}
 	if (*rv_report_str(c->undecided)) {
 		wrap(f, "     Undecided between: ", "          ", c->undecided);
 		wrap(f, "     What decides: ", "          ", rv_report_str(c->decided_by));

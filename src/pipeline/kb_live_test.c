@@ -27,10 +27,16 @@
  *
  * Printed: a confusion table (fault -> first rule, counts), the verdicts
  * per kind, and every case that did not pass with its first match's
- * evidence. Asserted: no rule fires on a quiet stretch (kinds quiet and
- * quiet-bg); on the faults without a background load (kind fault) none is
- * wrong and right + undecided is at least FAULT_PASS_MIN of them. Runs
- * with a background load (fault-bg) are reported, not asserted.
+ * evidence, and the reliability table (the first match's confidence in
+ * bins against the share right). Asserted: no rule fires on a quiet
+ * stretch (kinds quiet and quiet-bg); on the faults without a background
+ * load (kind fault) none is wrong and right + undecided is at least
+ * FAULT_PASS_MIN of them (runs with a background load, fault-bg, are
+ * reported, not asserted); and every rule's `measured: {first, right}` in
+ * rules.yaml is what these cases measure, over every kind (a rule that
+ * fires first on a quiet stretch counts as wrong there): the confidence
+ * is calibrated on exactly these recordings, and a change of a rule or of
+ * the fixtures that moves the counts fails here until rules.yaml says so.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -63,6 +69,8 @@ enum {
 	EXPECTED_CAP = 256,
 	PATH_CAP = 1024,
 	CONFUSION_MAX = 512,    /* distinct (kind, fault, first rule) cells */
+	RULES_MAX = 256,        /* rules of the built-in knowledge base */
+	BINS = 5,               /* confidence bins of the reliability table: 0.5 .. 1 */
 	MOVERS_SHOWN = 4,       /* strongest movers printed for a case with no match */
 };
 
@@ -97,6 +105,10 @@ struct tally {
 	size_t n[K_COUNT][V_COUNT];
 	size_t ncell;
 	struct cell cell[CONFUSION_MAX];
+	/* every case, every kind: the rule that came first, and whether it was
+	 * right (for an undecided rule: one of its candidates was) */
+	size_t first[RULES_MAX], right[RULES_MAX];
+	size_t bin_n[BINS], bin_right[BINS];  /* by the first match's confidence */
 };
 
 /* ---- the case file ---- */
@@ -351,6 +363,48 @@ static int by_cell(const void *a, const void *b)
 	return d ? d : (x->n < y->n) - (x->n > y->n);
 }
 
+/* The reliability table: of the first matches given a confidence in each
+ * bin, the share that was right. */
+static void print_bins(const struct tally *t)
+{
+	print_message("reliability (first match's confidence: cases, right)\n");
+	for (int b = 0; b < BINS; b++)
+		if (t->bin_n[b])
+			print_message("  %.1f-%.1f: %zu, %zu right (%.0f %%)\n", 0.5 + 0.1 * b,
+				      0.6 + 0.1 * b, t->bin_n[b], t->bin_right[b],
+				      100.0 * (double)t->bin_right[b] / (double)t->bin_n[b]);
+}
+
+/*
+ * The knowledge base's measured: counts must be what these recordings
+ * measure (rules.yaml says where they come from): a rule that came first
+ * on a live case without them, or with other numbers, fails, printing the
+ * line to write. Returns the rules that differ.
+ */
+static size_t check_measured(const struct rv_kb *kb, const struct tally *t)
+{
+	size_t bad = 0;
+
+	print_message("measured (rule: first, right)\n");
+	for (size_t r = 0; r < rv_kb_count(kb); r++) {
+		const struct rv_kb_rule *rule = rv_kb_get(kb, r);
+		unsigned first = 0, right = 0;
+		int has = rv_kb_rule_measured(rule, &first, &right);
+
+		if (!has && t->first[r] == 0)
+			continue;
+		print_message("  %-28s %zu, %zu%s\n", rv_kb_rule_id(rule), t->first[r], t->right[r],
+			      t->first[r] == first && t->right[r] == right ? ""
+			      : "   <- rules.yaml says otherwise");
+		if (t->first[r] != first || t->right[r] != right) {
+			print_message("    write:  measured: {first: %zu, right: %zu}\n", t->first[r],
+				      t->right[r]);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 static void print_tally(struct tally *t)
 {
 	qsort(t->cell, t->ncell, sizeof(t->cell[0]), by_cell);
@@ -398,14 +452,27 @@ static void run_case(const struct rv_table *t, const struct rv_kb *kb, const str
 
 	tl->n[k][v]++;
 	count_cell(tl, k, c->label, n ? rv_kb_rule_id(m[0].rule) : "(none)");
+	if (n) {
+		size_t r = 0, b = (size_t)fmax(0, fmin(BINS - 1, (m[0].confidence - 0.5) * 2 * BINS));
+		int ok = v == V_RIGHT || v == V_UNDECIDED;
+
+		while (r < rv_kb_count(kb) && rv_kb_get(kb, r) != m[0].rule)
+			r++;
+		assert_true(r < RULES_MAX);
+		tl->first[r]++;
+		tl->right[r] += (size_t)ok;
+		tl->bin_n[b]++;
+		tl->bin_right[b] += (size_t)ok;
+	}
 	if (is_quiet(k) ? v != V_NONE : v != V_RIGHT && v != V_UNDECIDED)
 		print_failure(c, v, &ev, m, n);
 	rv_evidence_free(&ev);
 }
 
 /* Runs every case of the case file and prints the tables; the verdict
- * counts go to n. Everything is freed before the caller asserts. */
-static void run_all(const char *fixtures, size_t n[K_COUNT][V_COUNT])
+ * counts go to n, the rules whose measured: counts differ to *stale.
+ * Everything is freed before the caller asserts. */
+static void run_all(const char *fixtures, size_t n[K_COUNT][V_COUNT], size_t *stale)
 {
 	struct tally *tl = calloc(1, sizeof(*tl));
 	struct rv_kb *kb = rv_kb_new_builtin();
@@ -428,6 +495,8 @@ static void run_all(const char *fixtures, size_t n[K_COUNT][V_COUNT])
 	}
 	rv_table_free(t);
 	print_tally(tl);
+	print_bins(tl);
+	*stale = check_measured(kb, tl);
 	memcpy(n, tl->n, sizeof(tl->n));
 	free(c);
 	free(tl);
@@ -437,11 +506,11 @@ static void run_all(const char *fixtures, size_t n[K_COUNT][V_COUNT])
 static void test_kb_on_live_runs(void **state)
 {
 	const char *fixtures = getenv("RV_FIXTURES");
-	size_t n[K_COUNT][V_COUNT], nf = 0, nq = 0;
+	size_t n[K_COUNT][V_COUNT], nf = 0, nq = 0, stale = 0;
 
 	(void)state;
 	assert_non_null(fixtures);
-	run_all(fixtures, n);
+	run_all(fixtures, n, &stale);
 	for (int v = 0; v < V_COUNT; v++) {
 		nf += n[K_FAULT][v];
 		nq += n[K_QUIET][v] + n[K_QUIET_BG][v];
@@ -456,6 +525,9 @@ static void test_kb_on_live_runs(void **state)
 	if ((double)(n[K_FAULT][V_RIGHT] + n[K_FAULT][V_UNDECIDED]) < FAULT_PASS_MIN * (double)nf)
 		fail_msg("right + undecided %zu of %zu faults, below %.0f %%",
 			 n[K_FAULT][V_RIGHT] + n[K_FAULT][V_UNDECIDED], nf, 100 * FAULT_PASS_MIN);
+	if (stale)
+		fail_msg("%zu rules' measured: counts in rules.yaml are not what the recordings "
+			 "measure (see above)", stale);
 }
 
 int main(void)
