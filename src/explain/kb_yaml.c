@@ -579,9 +579,10 @@ static int load_ids(struct loader *ld, const char *key, char **ids, size_t *n, s
 
 		if (*n >= max)
 			return fail(ld, at, "%s: more than %zu rule ids", key, max);
-		if ((rc = take_id(ld, key, &ids[*n])))
+		rc = take_id(ld, key, &ids[*n]);
+		(*n)++;          /* the rule frees it, also when refused */
+		if (rc)
 			return rc;
-		(*n)++;
 		for (size_t i = 0; i + 1 < *n; i++)
 			if (strcmp(ids[i], ids[*n - 1]) == 0)
 				return fail(ld, at, "%s: '%s' twice", key, ids[*n - 1]);
