@@ -27,7 +27,9 @@ extern const size_t rv_kb_rules_yaml_len;
  *   CONF_BASE + CONF_REQUIRED * (mean strength of the required items)
  *             + CONF_SUPPORT * (supporting items that hold / supporting items)
  * with the strength of a held condition m / (m + STRENGTH_HALF), m its |z|
- * (bursty: inc_sd / sd_eff): 0.5 at m = 10, 0.9 at m = 90.
+ * (bursty: inc_sd / sd_eff): 0.5 at m = 10, 0.9 at m = 90. A rule with a
+ * measured: record is calibrated on it: (right + KB_PRIOR_WEIGHT * that) /
+ * (first + KB_PRIOR_WEIGHT).
  */
 #define CONF_BASE 0.5
 #define CONF_REQUIRED 0.2
