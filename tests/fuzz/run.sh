@@ -7,7 +7,8 @@
 #   tests/fuzz/run.sh                 every target, FUZZ_SECONDS each
 #   tests/fuzz/run.sh stat csv        only fuzz_stat and fuzz_csv
 #
-# Environment: FUZZ_SECONDS (default 10), FUZZ_JOBS (targets run at once,
+# Environment: FUZZ_SECONDS (default 10), FUZZ_RUNS (stop a target after
+# that many inputs, whichever of the two comes first; default none), FUZZ_JOBS (targets run at once,
 # default the CPU count), FUZZ_BUILD (default build-fuzz), FUZZ_TMPDIR
 # (where the targets make their file trees; default /dev/shm when
 # writable, tmpfs being several times faster than a disk, else TMPDIR or
@@ -178,7 +179,8 @@ run_one() {	# run_one NAME: fuzz it; a status line in logs/NAME.status
 	seed "$n" "$c"
 	TMPDIR=$RUN_TMP ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
 	UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-		"$B/fuzz_$n" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+		"$B/fuzz_$n" -max_total_time="$SECONDS_EACH" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} \
+		-timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$B/crashes/$n-" "$c" \
 		>"$R/logs/$n.log" 2>&1
 	rc=$?
@@ -229,7 +231,7 @@ while [ $# -gt 0 ]; do
 		esac
 	done
 done
-echo "fuzz: ran $(echo $names | wc -w) targets, ${SECONDS_EACH} s each, in $(($(date +%s) - t0)) s"
+echo "fuzz: ran $(echo $names | wc -w) targets, ${SECONDS_EACH} s${FUZZ_RUNS:+ or $FUZZ_RUNS runs} each, in $(($(date +%s) - t0)) s"
 if [ "$fail" != 0 ]; then
 	echo "fuzz: FAILED (logs in $R/logs/, crash inputs in $B/crashes/;" \
 		"reproduce: $B/fuzz_<target> <input>)"
