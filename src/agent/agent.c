@@ -34,16 +34,9 @@
 /* Feature standard deviations are at least this share of |mean|. */
 #define AGENT_SD_FLOOR 0.01
 
-static const char *const det_names[RV_DET_COUNT] = { "zscore", "pca", "iforest", "spe" };
-
 static void host_name(struct agent *a);
 
-const char *agent_det_name(int d)
-{
-	return d >= 0 && d < RV_DET_COUNT ? det_names[d] : "?";
-}
-
-double agent_wall_s(void)
+double rv_agent_wall_s(void)
 {
 	return (double)rv_clock_wall_ns() * 1e-9;
 }
@@ -156,7 +149,7 @@ static void free_channel_buffers(struct agent *a)
 	rv_incmerge_free(a->mg);
 	a->mg = NULL;
 	rv_ring_fini(&a->ring);
-	agent_explain_free(a);
+	rv_agent_explain_free(a);
 }
 
 /* The peak score an incident of this severity passes (incident.h). */
@@ -180,10 +173,9 @@ static int size_for_channels(struct agent *a)
 	a->hold = malloc(n);
 	a->shown = calloc(n, sizeof(*a->shown));
 	a->shown_ok = calloc(n, 1);
-	a->mg = rv_incmerge_new(a->nchan, (const char *const *)a->names,
-				a->cfg.detect.incident_gap, a->cfg.detect.incident_min);
 	if (!a->vals || !a->ok || !a->last || !a->reads || !a->hold || !a->shown || !a->shown_ok ||
-	    !a->mg)
+	    rv_incmerge_new(a->nchan, (const char *const *)a->names, a->cfg.detect.incident_gap,
+			    a->cfg.detect.incident_min, &a->mg, NULL) != 0)
 		return -ENOMEM;
 	memset(a->hold, 1, n);
 	rv_incmerge_set_gate(a->mg, severity_score(a->cfg.detect.report_severity),
@@ -207,7 +199,7 @@ static int size_for_channels(struct agent *a)
 	}
 	if (rv_ring_init(&a->ring, cap, n) != 0)
 		return -ENOMEM;
-	return agent_explain_alloc(a);
+	return rv_agent_explain_alloc(a);
 }
 
 /* ------------------------------------------------------------- scoring */
@@ -229,7 +221,7 @@ static void score_window(struct agent *a, double ts)
 		rv_live_set_reference(a->live, rv_ring_row(&a->ring, back));
 	}
 	rv_live_score(a->live, a->wrows, &out);
-	/* no verdicts while a fit runs and just after one (agent_finish_fit) */
+	/* no verdicts while a fit runs and just after one (rv_agent_finish_fit) */
 	int judging = !(a->absorbing || a->fitting || ts < a->quiet_until);
 
 	if (!judging) {
@@ -256,13 +248,13 @@ static void score_window(struct agent *a, double ts)
 	a->last_novelty = out.res.novelty;
 	a->last_anomaly = out.res.anomaly;
 	a->judging = judging;
-	for (int d = 0; d < RV_DET_COUNT; d++) {
+	for (int d = 0; d < RV_DET_MAX; d++) {
 		a->det_score[d] = out.res.score[d];
 		a->det_fired[d] = (out.res.flags >> d) & 1u;
 	}
 	a->last_score_s = rv_clock_since_s(t0);
 	pthread_mutex_unlock(&a->mu);
-	agent_incidents_after_push(a, ts);
+	rv_agent_incidents_after_push(a, ts);
 }
 
 /* ----------------------------------------------------------- one sample */
@@ -303,7 +295,7 @@ static void take_sample(struct agent *a, double ts, int64_t t_ns)
 	}
 	update_holds(a);
 	if (a->coll)
-		agent_record_sample(a, t_ns);
+		rv_agent_record_sample(a, t_ns);
 	pthread_mutex_lock(&a->mu);
 	a->samples++;
 	a->data_ts = ts;
@@ -321,14 +313,14 @@ static void take_sample(struct agent *a, double ts, int64_t t_ns)
 	pthread_mutex_unlock(&a->mu);
 
 	if (a->fitting && atomic_load(&a->fit_done))
-		agent_finish_fit(a, ts);
+		rv_agent_finish_fit(a, ts);
 	if (!a->model && !a->fitting && a->ring.pushed >= a->learn_rows && a->ring.pushed >= 2 &&
 	    (isinf(a->next_refit) || ts >= a->next_refit))
-		agent_start_fit(a, "learn", a->rd != NULL);
+		rv_agent_start_fit(a, "learn", a->rd != NULL);
 	else if (a->model && !a->fitting && ts >= a->next_refit)
-		agent_start_fit(a, "refit", a->rd != NULL);
+		rv_agent_start_fit(a, "refit", a->rd != NULL);
 	if (a->fitting && atomic_load(&a->fit_done))
-		agent_finish_fit(a, ts);
+		rv_agent_finish_fit(a, ts);
 
 	if (!a->model || a->ring.len < a->model->window)
 		return;
@@ -410,11 +402,11 @@ static void reload_config(struct agent *a)
 	a->cfg.http.raw_channels = c.http.raw_channels;
 	pthread_mutex_unlock(&a->mu);
 	if (strcmp(c.events.path, a->cfg.events.path) != 0 || strcmp(c.host, a->cfg.host) != 0) {
-		agent_sinks_close(a);
+		rv_agent_sinks_close(a);
 		a->cfg.events = c.events;
 		memcpy(a->cfg.host, c.host, sizeof(a->cfg.host));
 		host_name(a);
-		if ((rc = agent_sinks_open(a, &err)) != 0)
+		if ((rc = rv_agent_sinks_open(a, &err)) != 0)
 			rv_error("agent: SIGHUP: %s", rv_err_text(&err, rc));
 	}
 	rv_info("agent: configuration %s reloaded", a->o->config_path);
@@ -431,7 +423,7 @@ static int rediscover(struct agent *a)
 		return rc;
 	rv_warn("agent: the channels changed (%zu -> %zu): learning again", a->nchan,
 		rv_collector_nchan(a->coll));
-	agent_close_all(a);
+	rv_agent_close_all(a);
 	if (a->fitting) {
 		if (!pthread_equal(a->fit_tid, pthread_self()))
 			pthread_join(a->fit_tid, NULL);
@@ -442,7 +434,7 @@ static int rediscover(struct agent *a)
 		a->fit_model = NULL;
 	}
 	pthread_mutex_lock(&a->mu);
-	agent_drop_model(a);
+	rv_agent_drop_model(a);
 	free_names(a);
 	a->state = AGENT_LEARNING;
 	a->learn_progress = 0.0;
@@ -499,7 +491,7 @@ static int run_live(struct agent *a)
 		if (primed)
 			take_sample(a, ts, t_ns);
 		else
-			agent_record_sample(a, t_ns);
+			rv_agent_record_sample(a, t_ns);
 		primed = 1;
 		if (now >= next_status) {
 			pthread_mutex_lock(&a->mu);
@@ -560,7 +552,7 @@ static int run_replay(struct agent *a, struct rv_err *err)
 	if (rc < 0)
 		return rc;
 	if (a->fitting)
-		agent_finish_fit(a, a->data_ts);
+		rv_agent_finish_fit(a, a->data_ts);
 	if (!a->model)
 		rv_warn("agent: the recording ended while still learning (%llu samples, %zu "
 			"needed): nothing was scored",
@@ -640,10 +632,10 @@ static void agent_free(struct agent *a)
 		rv_model_free(a->fit_model);
 		rv_table_free(a->fit_table);
 	}
-	agent_http_stop(a);
-	agent_sinks_close(a);
-	agent_store_close(a);
-	agent_drop_model(a);
+	rv_agent_http_stop(a);
+	rv_agent_sinks_close(a);
+	rv_agent_store_close(a);
+	rv_agent_drop_model(a);
 	free_channel_buffers(a);
 	rv_kb_free(a->kb);
 	free_names(a);
@@ -665,7 +657,7 @@ int rv_agent_run(const struct rv_agent_opts *o, struct rv_err *err)
 	a.cfg = *o->cfg;
 	pthread_mutex_init(&a.mu, NULL);
 	a.started_mono = (double)rv_clock_ns() * 1e-9;
-	a.started_wall = agent_wall_s();
+	a.started_wall = rv_agent_wall_s();
 	a.next_refit = INFINITY;
 	host_name(&a);
 	detect_options(&a);
@@ -675,17 +667,17 @@ int rv_agent_run(const struct rv_agent_opts *o, struct rv_err *err)
 	if (!rc && (rc = size_for_channels(&a)) == -ENOMEM)
 		rv_err_set(err, rc, "agent: out of memory");
 	if (!rc)
-		agent_warm_up(&a);
+		rv_agent_warm_up(&a);
 	if (!rc)
-		rc = agent_sinks_open(&a, err);
+		rc = rv_agent_sinks_open(&a, err);
 	if (!rc)
-		agent_try_load_model(&a);
+		rv_agent_try_load_model(&a);
 	if (!rc && !a.model && a.cfg.learn_s <= 0)
 		rc = rv_err_set(err, -EINVAL,
 				"learn 0 needs a model fitted on these %zu channels in %s", a.nchan,
 				a.model_path);
 	if (!rc)
-		rc = agent_http_start(&a, err);
+		rc = rv_agent_http_start(&a, err);
 	if (rc) {
 		agent_free(&a);
 		return rc;
@@ -694,9 +686,9 @@ int rv_agent_run(const struct rv_agent_opts *o, struct rv_err *err)
 		rv_info("agent: %zu channels; learning for %.0f s before the first alert", a.nchan,
 			a.cfg.learn_s);
 	else if (a.cfg.refit_s > 0)
-		a.next_refit = agent_wall_s() + a.cfg.refit_s;
+		a.next_refit = rv_agent_wall_s() + a.cfg.refit_s;
 	rc = a.rd ? run_replay(&a, err) : run_live(&a);
-	agent_close_all(&a);
+	rv_agent_close_all(&a);
 	if (rc < 0 && err && !err->code)
 		rv_err_set(err, rc, "agent: %s", rv_strerror(rc));
 	agent_free(&a);

@@ -19,7 +19,7 @@
 #include "agent/ring.h"
 #include "collect/collector.h"
 #include "explain/kb.h"
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 #include "pipeline/live.h"
 #include "record/rvl.h"
 #include "record/rvl_values.h"
@@ -84,7 +84,7 @@ struct agent {
 	/* explanations (explain.c) */
 	struct rv_kb *kb;                  /* the built-in rules */
 	double *ex_ts;                     /* ring.cap: the ring's times, oldest first */
-	struct rv_evidence_sig *ex_ev;     /* RV_STORE_EV_MAX kept entries */
+	struct rv_store_ev *ex_ev;         /* RV_STORE_EV_MAX kept entries */
 	size_t *ex_idx;
 
 	/* fitting */
@@ -129,8 +129,8 @@ struct agent {
 	double last_novelty;               /* the last window's novelty (pipeline/novelty.h) */
 	int last_anomaly;
 	int judging;                       /* the last window could flag (not quiet) */
-	double det_score[RV_DET_COUNT], det_threshold[RV_DET_COUNT];
-	int det_fired[RV_DET_COUNT];
+	double det_score[RV_DET_MAX], det_threshold[RV_DET_MAX];   /* detector.h's table */
+	int det_fired[RV_DET_MAX];
 	unsigned det_enabled;
 	double last_score_s;               /* time the last window took to score */
 	double model_fitted_at, model_fit_s;
@@ -150,64 +150,68 @@ struct agent {
 
 /* explain.c */
 struct rv_details;
-int agent_explain_alloc(struct agent *a);   /* buffers sized by the ring */
-void agent_explain_free(struct agent *a);
-int agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_details *d,
-		  struct rv_store_details *det);
+int rv_agent_explain_alloc(struct agent *a);   /* buffers sized by the ring */
+void rv_agent_explain_free(struct agent *a);
+int rv_agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_details *d,
+		     struct rv_store_details *det);
 /* For an open incident at data time ts (prev: as last reported, NULL when
  * fresh): explains it when fresh or every EXPLAIN_UPDATE_S (returns 1: det
  * filled, free d after use), else carries the last cause over (returns 0,
  * d zeroed). */
-int agent_explain_open(struct agent *a, struct rv_store_incident *inc, double ts,
-		       struct agent_open *prev, struct rv_details *d, struct rv_store_details *det);
+int rv_agent_explain_open(struct agent *a, struct rv_store_incident *inc, double ts,
+			  struct agent_open *prev, struct rv_details *d,
+			  struct rv_store_details *det);
 /* The likely cause of the last explanation, from `from` into inc (only
  * the main thread writes either). */
-void agent_carry_cause(struct rv_store_incident *inc, const struct rv_store_incident *from);
+void rv_agent_carry_cause(struct rv_store_incident *inc, const struct rv_store_incident *from);
 
 /* incidents.c */
 /* After a window went into the merger: report what closed, what opened
  * and (every OPEN_UPDATE_S) how each open incident grew; absorbs one open
  * for detect.absorb. */
-void agent_incidents_after_push(struct agent *a, double ts);
+void rv_agent_incidents_after_push(struct agent *a, double ts);
 /* Closes and reports every open incident. */
-void agent_close_all(struct agent *a);
+void rv_agent_close_all(struct agent *a);
 
 /* sinks.c */
-int agent_sinks_open(struct agent *a, struct rv_err *err);
-void agent_sinks_close(struct agent *a);   /* events and recording; the store stays */
-void agent_store_close(struct agent *a);
+int rv_agent_sinks_open(struct agent *a, struct rv_err *err);
+void rv_agent_sinks_close(struct agent *a);   /* events and recording; the store stays */
+void rv_agent_store_close(struct agent *a);
 /* Writes an incident (open or closed) to the store, the events and the log;
  * det (may be NULL: keep what is stored) are its details for the store. */
-void agent_report_incident(struct agent *a, const struct rv_store_incident *inc, const char *event,
-			   const struct rv_store_details *det);
-void agent_record_sample(struct agent *a, int64_t t_ns);
-void agent_sink_result(struct agent *a, enum agent_sink s, int rc, const struct rv_err *err);
-void agent_store_fit(struct agent *a, const char *reason);
+void rv_agent_report_incident(struct agent *a, const struct rv_store_incident *inc,
+			      const char *event, const struct rv_store_details *det);
+void rv_agent_record_sample(struct agent *a, int64_t t_ns);
+void rv_agent_sink_result(struct agent *a, enum agent_sink s, int rc, const struct rv_err *err);
+void rv_agent_store_fit(struct agent *a, const char *reason);
 /* One incident as the JSON object of /api/v1/incidents. */
-struct rv_sb;
-void agent_incident_json(struct rv_sb *b, const struct rv_store_incident *in);
+struct rv_buf;
+void rv_agent_incident_json(struct rv_buf *b, const struct rv_store_incident *in);
 /* "minor", "major" or "critical" for a peak fused score. */
-const char *agent_severity(double peak);
+const char *rv_agent_severity(double peak);
 
 /* http.c */
-int agent_http_start(struct agent *a, struct rv_err *err);
-void agent_http_stop(struct agent *a);
+int rv_agent_http_start(struct agent *a, struct rv_err *err);
+/* The per-detector series of /metrics (labels detector="NAME" from the
+ * detector table) for the model in use; the caller holds a->mu. */
+struct rv_promtext;
+void rv_agent_metrics_detectors(const struct agent *a, struct rv_promtext *p);
+void rv_agent_http_stop(struct agent *a);
 
-/* agent.c */
-const char *agent_det_name(int d);
-double agent_wall_s(void);              /* CLOCK_REALTIME, seconds */
+/* agent.c (detector names: rv_det_name, detect/detector.h) */
+double rv_agent_wall_s(void);              /* CLOCK_REALTIME, seconds */
 
 /* model.c */
-void agent_drop_model(struct agent *a);
+void rv_agent_drop_model(struct agent *a);
 /* Loads state_dir's model when it was fitted on these channels. */
-void agent_try_load_model(struct agent *a);
+void rv_agent_try_load_model(struct agent *a);
 /* A fit on the history: "learn" (every row), "refit" (the newest
  * reservoir_rows normal rows) or "absorb" (the newest reservoir_rows,
  * flagged or not); inline_fit runs it in this thread. */
-void agent_start_fit(struct agent *a, const char *reason, int inline_fit);
+void rv_agent_start_fit(struct agent *a, const char *reason, int inline_fit);
 /* Takes the memory fits and scoring keep, before the first sample. */
-void agent_warm_up(struct agent *a);
+void rv_agent_warm_up(struct agent *a);
 /* Joins a finished fit, installs and saves its model. */
-void agent_finish_fit(struct agent *a, double now_data);
+void rv_agent_finish_fit(struct agent *a, double now_data);
 
 #endif

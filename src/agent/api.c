@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/sbuf.h"
+#include "base/buf.h"
+#include "base/json.h"
 #include "base/log.h"
 #include "serve/dashboard.h"
 #include "serve/promtext.h"
@@ -37,6 +38,24 @@ static void counter(struct rv_promtext *p, const char *name, const char *help, d
 {
 	rv_prom_family(p, name, "counter", help);
 	rv_prom_sample(p, name, NULL, v);
+}
+
+void rv_agent_metrics_detectors(const struct agent *a, struct rv_promtext *p)
+{
+	rv_prom_family(p, "reveal_detector_score", "gauge",
+		       "Each detector's score of the last window");
+	for (int d = 0; d < rv_det_count(); d++)
+		if ((a->det_enabled >> d) & 1u) {
+			const char *l[] = { "detector", rv_det_name(d), NULL };
+			rv_prom_sample(p, "reveal_detector_score", l, a->det_score[d]);
+		}
+	rv_prom_family(p, "reveal_detector_threshold", "gauge",
+		       "Each detector's threshold (a score above it fires)");
+	for (int d = 0; d < rv_det_count(); d++)
+		if ((a->det_enabled >> d) & 1u) {
+			const char *l[] = { "detector", rv_det_name(d), NULL };
+			rv_prom_sample(p, "reveal_detector_threshold", l, a->det_threshold[d]);
+		}
 }
 
 static void metrics_page(struct agent *a, struct rv_promtext *p)
@@ -90,20 +109,7 @@ static void metrics_page(struct agent *a, struct rv_promtext *p)
 		      a->model_fitted_at);
 		gauge(p, "reveal_model_train_windows", "Windows the model in use was fitted on",
 		      (double)a->model_train_windows);
-		rv_prom_family(p, "reveal_detector_score", "gauge",
-			       "Each detector's score of the last window");
-		for (int d = 0; d < RV_DET_COUNT; d++)
-			if ((a->det_enabled >> d) & 1u) {
-				const char *l[] = { "detector", agent_det_name(d), NULL };
-				rv_prom_sample(p, "reveal_detector_score", l, a->det_score[d]);
-			}
-		rv_prom_family(p, "reveal_detector_threshold", "gauge",
-			       "Each detector's threshold (a score above it fires)");
-		for (int d = 0; d < RV_DET_COUNT; d++)
-			if ((a->det_enabled >> d) & 1u) {
-				const char *l[] = { "detector", agent_det_name(d), NULL };
-				rv_prom_sample(p, "reveal_detector_threshold", l, a->det_threshold[d]);
-			}
+		rv_agent_metrics_detectors(a, p);
 		gauge(p, "reveal_fused_score",
 		      "Fused score of the last window (the detectors' score/threshold ratios combined)",
 		      a->last_fused);
@@ -184,16 +190,12 @@ static int h_metrics(void *ctx, const struct rv_http_req *req, struct rv_http_re
 
 /* ---------------------------------------------------------- /api/v1 */
 
-static int send_sb(struct rv_http_resp *resp, struct rv_sb *b)
+/* Sends b's JSON (b is left empty, its text freed or handed over). */
+static int send_buf(struct rv_http_resp *resp, struct rv_buf *b)
 {
 	size_t len;
-	char *buf;
+	char *buf = rv_buf_take(b, &len);
 
-	if (rv_sb_failed(b)) {
-		rv_sb_fini(b);
-		return -ENOMEM;
-	}
-	buf = rv_sb_take(b, &len);
 	if (!buf)
 		return -ENOMEM;
 	resp->status = 200;
@@ -205,87 +207,87 @@ static int send_sb(struct rv_http_resp *resp, struct rv_sb *b)
 static int h_status(void *ctx, const struct rv_http_req *req, struct rv_http_resp *resp)
 {
 	struct agent *a = ctx;
-	struct rv_sb b;
+	struct rv_buf b;
 
 	(void)req;
-	rv_sb_init(&b);
+	rv_buf_init(&b, 0);
 	pthread_mutex_lock(&a->mu);
-	rv_sb_printf(&b, "{\"host\":");
-	rv_sb_json_str(&b, a->host);
-	rv_sb_printf(&b, ",\"version\":");
-	rv_sb_json_str(&b, REVEAL_VERSION);
-	rv_sb_printf(&b, ",\"state\":\"%s\",\"learn_progress\":",
+	rv_buf_printf(&b, "{\"host\":");
+	rv_json_buf_str(&b, a->host);
+	rv_buf_printf(&b, ",\"version\":");
+	rv_json_buf_str(&b, REVEAL_VERSION);
+	rv_buf_printf(&b, ",\"state\":\"%s\",\"learn_progress\":",
 		     a->state == AGENT_LEARNING ? "learning" : "detecting");
-	rv_sb_json_num(&b, a->learn_progress);
-	rv_sb_printf(&b, ",\"learn_remaining_s\":");
-	rv_sb_json_num(&b, a->learn_remaining_s);
-	rv_sb_printf(&b, ",\"uptime_s\":");
-	rv_sb_json_num(&b, now_mono() - a->started_mono);
-	rv_sb_printf(&b, ",\"interval_s\":");
-	rv_sb_json_num(&b, a->interval_s);
-	rv_sb_printf(&b, ",\"channels\":%zu,\"samples\":%llu,\"samples_missed\":%llu", a->nchan,
+	rv_json_buf_num(&b, a->learn_progress);
+	rv_buf_printf(&b, ",\"learn_remaining_s\":");
+	rv_json_buf_num(&b, a->learn_remaining_s);
+	rv_buf_printf(&b, ",\"uptime_s\":");
+	rv_json_buf_num(&b, now_mono() - a->started_mono);
+	rv_buf_printf(&b, ",\"interval_s\":");
+	rv_json_buf_num(&b, a->interval_s);
+	rv_buf_printf(&b, ",\"channels\":%zu,\"samples\":%llu,\"samples_missed\":%llu", a->nchan,
 		     (unsigned long long)a->samples, (unsigned long long)a->missed);
-	rv_sb_printf(&b, ",\"windows_scored\":%llu,\"windows_flagged\":%llu",
+	rv_buf_printf(&b, ",\"windows_scored\":%llu,\"windows_flagged\":%llu",
 		     (unsigned long long)a->windows_scored, (unsigned long long)a->windows_flagged);
-	rv_sb_printf(&b, ",\"fused_score\":");
-	rv_sb_json_num(&b, a->state == AGENT_DETECTING && a->windows_scored ? a->last_fused : NAN);
-	rv_sb_printf(&b, ",\"fused_threshold\":");
-	rv_sb_json_num(&b, a->state == AGENT_DETECTING ? a->fused_threshold : NAN);
-	rv_sb_printf(&b, ",\"anomaly\":%s,\"judging\":%s,\"detectors\":[",
+	rv_buf_printf(&b, ",\"fused_score\":");
+	rv_json_buf_num(&b, a->state == AGENT_DETECTING && a->windows_scored ? a->last_fused : NAN);
+	rv_buf_printf(&b, ",\"fused_threshold\":");
+	rv_json_buf_num(&b, a->state == AGENT_DETECTING ? a->fused_threshold : NAN);
+	rv_buf_printf(&b, ",\"anomaly\":%s,\"judging\":%s,\"detectors\":[",
 		     a->last_anomaly ? "true" : "false",
 		     a->state == AGENT_DETECTING && a->judging ? "true" : "false");
-	for (int d = 0, k = 0; a->state == AGENT_DETECTING && d < RV_DET_COUNT; d++) {
+	for (int d = 0, k = 0; a->state == AGENT_DETECTING && d < rv_det_count(); d++) {
 		if (!((a->det_enabled >> d) & 1u))
 			continue;
-		rv_sb_printf(&b, "%s{\"name\":", k++ ? "," : "");
-		rv_sb_json_str(&b, agent_det_name(d));
-		rv_sb_printf(&b, ",\"score\":");
-		rv_sb_json_num(&b, a->windows_scored ? a->det_score[d] : NAN);
-		rv_sb_printf(&b, ",\"threshold\":");
-		rv_sb_json_num(&b, a->det_threshold[d]);
-		rv_sb_printf(&b, ",\"fired\":%s}", a->det_fired[d] ? "true" : "false");
+		rv_buf_printf(&b, "%s{\"name\":", k++ ? "," : "");
+		rv_json_buf_str(&b, rv_det_name(d));
+		rv_buf_printf(&b, ",\"score\":");
+		rv_json_buf_num(&b, a->windows_scored ? a->det_score[d] : NAN);
+		rv_buf_printf(&b, ",\"threshold\":");
+		rv_json_buf_num(&b, a->det_threshold[d]);
+		rv_buf_printf(&b, ",\"fired\":%s}", a->det_fired[d] ? "true" : "false");
 	}
-	rv_sb_printf(&b, "],\"model\":");
+	rv_buf_printf(&b, "],\"model\":");
 	if (a->state == AGENT_DETECTING) {
-		rv_sb_printf(&b, "{\"fitted_at\":");
-		rv_sb_json_num(&b, a->model_fitted_at);
-		rv_sb_printf(&b, ",\"fit_s\":");
-		rv_sb_json_num(&b, a->model_fit_s);
-		rv_sb_printf(&b, ",\"train_windows\":%zu,\"features\":%zu,\"fits\":%llu}",
+		rv_buf_printf(&b, "{\"fitted_at\":");
+		rv_json_buf_num(&b, a->model_fitted_at);
+		rv_buf_printf(&b, ",\"fit_s\":");
+		rv_json_buf_num(&b, a->model_fit_s);
+		rv_buf_printf(&b, ",\"train_windows\":%zu,\"features\":%zu,\"fits\":%llu}",
 			     a->model_train_windows, a->model_features, (unsigned long long)a->fits);
 	} else {
-		rv_sb_printf(&b, "null");
+		rv_buf_printf(&b, "null");
 	}
 	{
 		unsigned long long total = 0;
 		for (int s = 0; s < RV_SUB_COUNT; s++)
 			total += a->incidents_total[s];
-		rv_sb_printf(&b, ",\"open_incidents\":%zu,\"incidents_total\":%llu", a->nopen,
+		rv_buf_printf(&b, ",\"open_incidents\":%zu,\"incidents_total\":%llu", a->nopen,
 			     total);
 	}
-	rv_sb_printf(&b, ",\"sink_errors\":{");
+	rv_buf_printf(&b, ",\"sink_errors\":{");
 	for (int s = 0; s < SINK_COUNT; s++)
-		rv_sb_printf(&b, "%s\"%s\":%llu", s ? "," : "", sink_label[s],
+		rv_buf_printf(&b, "%s\"%s\":%llu", s ? "," : "", sink_label[s],
 			     (unsigned long long)a->sink_errors[s]);
-	rv_sb_printf(&b, "},\"sources\":[");
+	rv_buf_printf(&b, "},\"sources\":[");
 	for (size_t i = 0; i < a->nsrc; i++) {
-		rv_sb_printf(&b, "%s{\"name\":", i ? "," : "");
-		rv_sb_json_str(&b, a->src[i].name);
-		rv_sb_printf(&b, ",\"channels\":%zu,\"last_us\":", a->src[i].nchan);
-		rv_sb_json_num(&b, a->src[i].last_s * 1e6);
-		rv_sb_printf(&b, "}");
+		rv_buf_printf(&b, "%s{\"name\":", i ? "," : "");
+		rv_json_buf_str(&b, a->src[i].name);
+		rv_buf_printf(&b, ",\"channels\":%zu,\"last_us\":", a->src[i].nchan);
+		rv_json_buf_num(&b, a->src[i].last_s * 1e6);
+		rv_buf_printf(&b, "}");
 	}
-	rv_sb_printf(&b, "],\"unavailable\":[");
+	rv_buf_printf(&b, "],\"unavailable\":[");
 	for (size_t i = 0; a->coll && i < rv_collector_nunavail(a->coll); i++) {
-		rv_sb_printf(&b, "%s{\"source\":", i ? "," : "");
-		rv_sb_json_str(&b, rv_collector_unavail_source(a->coll, i));
-		rv_sb_printf(&b, ",\"reason\":");
-		rv_sb_json_str(&b, rv_collector_unavail_reason(a->coll, i));
-		rv_sb_printf(&b, "}");
+		rv_buf_printf(&b, "%s{\"source\":", i ? "," : "");
+		rv_json_buf_str(&b, rv_collector_unavail_source(a->coll, i));
+		rv_buf_printf(&b, ",\"reason\":");
+		rv_json_buf_str(&b, rv_collector_unavail_reason(a->coll, i));
+		rv_buf_printf(&b, "}");
 	}
-	rv_sb_printf(&b, "]}\n");
+	rv_buf_printf(&b, "]}\n");
 	pthread_mutex_unlock(&a->mu);
-	return send_sb(resp, &b);
+	return send_buf(resp, &b);
 }
 
 /*
@@ -294,7 +296,7 @@ static int h_status(void *ctx, const struct rv_http_req *req, struct rv_http_res
  * 100), else from the last AGENT_RECENT_MAX kept in memory.
  */
 struct list_ctx {
-	struct rv_sb *b;
+	struct rv_buf *b;
 	size_t n;
 	uint64_t skip_id[RV_INCMERGE_OPEN_MAX];   /* the open ones, listed first */
 	size_t nskip;
@@ -307,8 +309,8 @@ static int list_one(void *ctx, const struct rv_store_incident *in)
 	for (size_t i = 0; i < l->nskip; i++)
 		if (in->id == l->skip_id[i])
 			return 0;
-	rv_sb_printf(l->b, "%s", l->n++ ? ",\n" : "\n");
-	agent_incident_json(l->b, in);
+	rv_buf_printf(l->b, "%s", l->n++ ? ",\n" : "\n");
+	rv_agent_incident_json(l->b, in);
 	return 0;
 }
 
@@ -320,7 +322,7 @@ static int h_incidents(void *ctx, const struct rv_http_req *req, struct rv_http_
 	struct rv_store_incident open[RV_INCMERGE_OPEN_MAX], *recent = NULL;
 	size_t nrecent = 0, nopen;
 	int rc = 0;
-	struct rv_sb b;
+	struct rv_buf b;
 	struct list_ctx l = { .b = &b };
 
 	if (q) {
@@ -346,8 +348,8 @@ static int h_incidents(void *ctx, const struct rv_http_req *req, struct rv_http_
 			a->recent[(a->recent_next + AGENT_RECENT_MAX - 1 - i) % AGENT_RECENT_MAX];
 	pthread_mutex_unlock(&a->mu);
 
-	rv_sb_init(&b);
-	rv_sb_printf(&b, "{\"incidents\":[");
+	rv_buf_init(&b, 0);
+	rv_buf_printf(&b, "{\"incidents\":[");
 	/* the open ones, newest first */
 	for (size_t i = nopen; i-- > 0;) {
 		list_one(&l, &open[i]);
@@ -368,9 +370,9 @@ static int h_incidents(void *ctx, const struct rv_http_req *req, struct rv_http_
 	if (!a->cfg.store.path[0] || rc)
 		for (size_t i = 0; i < nrecent && l.n < limit; i++)
 			list_one(&l, &recent[i]);
-	rv_sb_printf(&b, "\n]}\n");
+	rv_buf_printf(&b, "\n]}\n");
 	free(recent);
-	return send_sb(resp, &b);
+	return send_buf(resp, &b);
 }
 
 static int h_dashboard(void *ctx, const struct rv_http_req *req, struct rv_http_resp *resp)
@@ -382,7 +384,7 @@ static int h_dashboard(void *ctx, const struct rv_http_req *req, struct rv_http_
 	return rv_http_resp_text(resp, rv_dashboard_html);
 }
 
-int agent_http_start(struct agent *a, struct rv_err *err)
+int rv_agent_http_start(struct agent *a, struct rv_err *err)
 {
 	const struct rv_http_route routes[] = {
 		{ "/metrics", h_metrics, a },
@@ -405,7 +407,7 @@ int agent_http_start(struct agent *a, struct rv_err *err)
 	return rc;
 }
 
-void agent_http_stop(struct agent *a)
+void rv_agent_http_stop(struct agent *a)
 {
 	rv_http_stop(a->http);
 	a->http = NULL;

@@ -35,7 +35,17 @@ static float ring_get(const void *ctx, size_t row, size_t chan)
 	return rv_ring_row(r, r->len - 1 - row)[chan];
 }
 
-int agent_explain_alloc(struct agent *a)
+/* An evidence entry as the store keeps it (the same fields). */
+static struct rv_store_ev store_ev(const struct rv_evidence_sig *e)
+{
+	return (struct rv_store_ev){ .name = e->name, .skew = e->skew, .base_n = e->base_n,
+				     .inc_n = e->inc_n, .base_mean = e->base_mean,
+				     .base_sd = e->base_sd, .value = e->value, .inc_sd = e->inc_sd,
+				     .peak = e->peak, .z = e->z, .change = e->change, .dir = e->dir,
+				     .onset_ts = e->onset_ts };
+}
+
+int rv_agent_explain_alloc(struct agent *a)
 {
 	a->ex_ts = malloc((a->ring.cap ? a->ring.cap : 1) * sizeof(*a->ex_ts));
 	a->ex_ev = calloc(RV_STORE_EV_MAX, sizeof(*a->ex_ev));
@@ -43,7 +53,7 @@ int agent_explain_alloc(struct agent *a)
 	return a->ex_ts && a->ex_ev && a->ex_idx ? 0 : -ENOMEM;
 }
 
-void agent_explain_free(struct agent *a)
+void rv_agent_explain_free(struct agent *a)
 {
 	free(a->ex_ts);
 	free(a->ex_ev);
@@ -101,8 +111,8 @@ static void clean_baseline(const struct agent *a, const struct rv_store_incident
  * Returns 0, or a negative errno when there is nothing to explain from
  * (no model yet, an empty ring) or no memory.
  */
-int agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_details *d,
-		  struct rv_store_details *det)
+int rv_agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_details *d,
+		     struct rv_store_details *det)
 {
 	const char *top[RV_STORE_SIG_MAX];
 	struct rv_ev_source src;
@@ -113,8 +123,8 @@ int agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_deta
 
 	memset(det, 0, sizeof(*det));
 	memset(d, 0, sizeof(*d));
-	if (!a->kb && !(a->kb = rv_kb_new_builtin()))
-		return -ENOMEM;
+	if (!a->kb && (rc = rv_kb_new_builtin(&a->kb, NULL)) != 0)
+		return rc;
 	if (!a->model || a->ring.len == 0 || !a->ex_ts)
 		return -ENODATA;
 	for (size_t i = 0; i < a->ring.len; i++)
@@ -142,7 +152,7 @@ int agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_deta
 	det->end_ts = d->end_ts;
 	nkeep = rv_details_keep(&d->ev, top, inc->nsig, a->ex_idx, RV_STORE_EV_MAX);
 	for (size_t i = 0; i < nkeep; i++)
-		a->ex_ev[i] = d->ev.sig[a->ex_idx[i]];
+		a->ex_ev[i] = store_ev(&d->ev.sig[a->ex_idx[i]]);
 	det->nev = nkeep;
 	det->ev = a->ex_ev;
 	for (size_t i = 0; i < d->nseries && i < RV_STORE_SERIES_MAX; i++) {
@@ -169,20 +179,21 @@ int agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_deta
 	return 0;
 }
 
-int agent_explain_open(struct agent *a, struct rv_store_incident *inc, double ts,
-		       struct agent_open *prev, struct rv_details *d, struct rv_store_details *det)
+int rv_agent_explain_open(struct agent *a, struct rv_store_incident *inc, double ts,
+			  struct agent_open *prev, struct rv_details *d,
+			  struct rv_store_details *det)
 {
 	memset(d, 0, sizeof(*d));
 	if (!prev || ts - prev->explained_ts >= EXPLAIN_UPDATE_S) {
 		if (prev)
 			prev->explained_ts = ts;
-		return agent_explain(a, inc, d, det) == 0;
+		return rv_agent_explain(a, inc, d, det) == 0;
 	}
-	agent_carry_cause(inc, &prev->inc);
+	rv_agent_carry_cause(inc, &prev->inc);
 	return 0;
 }
 
-void agent_carry_cause(struct rv_store_incident *inc, const struct rv_store_incident *from)
+void rv_agent_carry_cause(struct rv_store_incident *inc, const struct rv_store_incident *from)
 {
 	memcpy(inc->cause, from->cause, sizeof(inc->cause));
 	memcpy(inc->cause_title, from->cause_title, sizeof(inc->cause_title));

@@ -121,8 +121,8 @@ static void absorb(struct agent *a, const struct rv_incident *open)
 	a->absorbing = 1;
 	/* the rows of the incident's first window on */
 	a->absorb_since = open->start_ts - (double)a->model->window * a->interval_s;
-	agent_incidents_after_push(a, a->data_ts);
-	agent_start_fit(a, "absorb", a->rd != NULL);
+	rv_agent_incidents_after_push(a, a->data_ts);
+	rv_agent_start_fit(a, "absorb", a->rd != NULL);
 }
 
 /* One open incident after a push: reported when new, written again every
@@ -140,13 +140,13 @@ static int report_open(struct agent *a, const struct rv_incident *open, double t
 	cur.written_ts = prev ? prev->written_ts : ts;
 	cur.explained_ts = ts;
 	if (write) {
-		have = agent_explain_open(a, &cur.inc, ts, prev, &d, &det);
+		have = rv_agent_explain_open(a, &cur.inc, ts, prev, &d, &det);
 		cur.written_ts = ts;
 		if (prev)
 			cur.explained_ts = prev->explained_ts;
 	} else {
 		cur.explained_ts = prev->explained_ts;
-		agent_carry_cause(&cur.inc, &prev->inc);
+		rv_agent_carry_cause(&cur.inc, &prev->inc);
 	}
 	pthread_mutex_lock(&a->mu);
 	if (prev) {
@@ -157,7 +157,7 @@ static int report_open(struct agent *a, const struct rv_incident *open, double t
 	}
 	pthread_mutex_unlock(&a->mu);
 	if (write)
-		agent_report_incident(a, &cur.inc, prev ? "update" : "open", have ? &det : NULL);
+		rv_agent_report_incident(a, &cur.inc, prev ? "update" : "open", have ? &det : NULL);
 	if (have)
 		rv_details_free(&d);
 	return a->cfg.detect.absorb_s > 0 && open->end_ts - open->start_ts >= a->cfg.detect.absorb_s;
@@ -165,7 +165,7 @@ static int report_open(struct agent *a, const struct rv_incident *open, double t
 
 /* After a window went into the merger: report what closed, what opened
  * and (every OPEN_UPDATE_S) how each open incident grew. */
-void agent_incidents_after_push(struct agent *a, double ts)
+void rv_agent_incidents_after_push(struct agent *a, double ts)
 {
 	struct rv_incident open[RV_INCMERGE_OPEN_MAX];
 	size_t n;
@@ -180,9 +180,9 @@ void agent_incidents_after_push(struct agent *a, double ts)
 		int have;
 
 		fill_incident(a, in, 0, &s);
-		have = agent_explain(a, &s, &d, &det) == 0;
+		have = rv_agent_explain(a, &s, &d, &det) == 0;
 		remember_closed(a, &s, in->subsystem);
-		agent_report_incident(a, &s, "close", have ? &det : NULL);
+		rv_agent_report_incident(a, &s, "close", have ? &det : NULL);
 		rv_details_free(&d);
 	}
 	if (rv_incmerge_count(a->mg))
@@ -195,10 +195,10 @@ void agent_incidents_after_push(struct agent *a, double ts)
 		absorb(a, &open[absorb_at]);
 }
 
-void agent_close_all(struct agent *a)
+void rv_agent_close_all(struct agent *a)
 {
 	if (!a->mg)
 		return;
 	rv_incmerge_finish(a->mg);
-	agent_incidents_after_push(a, a->data_ts);
+	rv_agent_incidents_after_push(a, a->data_ts);
 }

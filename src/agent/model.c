@@ -17,7 +17,7 @@
 #include "base/log.h"
 #include "base/rng.h"
 
-void agent_drop_model(struct agent *a)
+void rv_agent_drop_model(struct agent *a)
 {
 	rv_live_free(a->live);
 	a->live = NULL;
@@ -52,8 +52,8 @@ static void publish_model(struct agent *a, double fitted_at, double fit_s)
 		a->model_features += (size_t)__builtin_popcount(a->model->masks[c]);
 	a->model_train_windows = a->model->train_windows;
 	a->det_enabled = ec->enabled;
-	for (int d = 0; d < RV_DET_COUNT; d++)
-		a->det_threshold[d] = rv_ens_threshold(a->model->ens, (enum rv_det)d);
+	for (int d = 0; d < RV_DET_MAX; d++)
+		a->det_threshold[d] = rv_ens_threshold(a->model->ens, d);
 	a->fused_threshold = 1.0;
 	pthread_mutex_unlock(&a->mu);
 }
@@ -69,7 +69,7 @@ static int install_model(struct agent *a, struct rv_model *m, double fitted_at, 
 		rv_model_free(m);
 		return -ENOMEM;
 	}
-	agent_drop_model(a);
+	rv_agent_drop_model(a);
 	a->model = m;
 	a->live = l;
 	a->wrows = rows;
@@ -78,7 +78,7 @@ static int install_model(struct agent *a, struct rv_model *m, double fitted_at, 
 }
 
 /* The saved model, when it was fitted on these channels. */
-void agent_try_load_model(struct agent *a)
+void rv_agent_try_load_model(struct agent *a)
 {
 	struct rv_model *m = NULL;
 	struct rv_err err = { 0 };
@@ -98,10 +98,10 @@ void agent_try_load_model(struct agent *a)
 		rv_model_free(m);
 		return;
 	}
-	if (install_model(a, m, agent_wall_s(), 0.0) == 0) {
+	if (install_model(a, m, rv_agent_wall_s(), 0.0) == 0) {
 		rv_info("agent: model %s loaded (%zu channels, %zu training windows): detecting",
 			a->model_path, a->nchan, a->model->train_windows);
-		agent_store_fit(a, "loaded");
+		rv_agent_store_fit(a, "loaded");
 	}
 }
 
@@ -120,7 +120,7 @@ static void *fit_thread(void *arg)
 
 /* Starts a fit on the history: every row while learning, the newest
  * reservoir_rows normal ones at a refit. Inline when `inline_fit`. */
-void agent_start_fit(struct agent *a, const char *reason, int inline_fit)
+void rv_agent_start_fit(struct agent *a, const char *reason, int inline_fit)
 {
 	int learn = strcmp(reason, "learn") == 0, refit = strcmp(reason, "refit") == 0;
 	/* learn: every row; refit: the newest normal rows; absorb: the newest
@@ -151,7 +151,7 @@ void agent_start_fit(struct agent *a, const char *reason, int inline_fit)
 
 enum { FIT_QUIET_WINDOWS = 2 };
 
-void agent_finish_fit(struct agent *a, double now_data)
+void rv_agent_finish_fit(struct agent *a, double now_data)
 {
 	if (!pthread_equal(a->fit_tid, pthread_self()))
 		pthread_join(a->fit_tid, NULL);
@@ -165,7 +165,7 @@ void agent_finish_fit(struct agent *a, double now_data)
 		a->next_refit = now_data + (a->cfg.learn_s > 0 ? a->cfg.learn_s : 60.0);
 		return;
 	}
-	if (install_model(a, a->fit_model, agent_wall_s(), a->fit_secs) != 0) {
+	if (install_model(a, a->fit_model, rv_agent_wall_s(), a->fit_secs) != 0) {
 		rv_warn("agent: %s: out of memory installing the model", a->fit_reason);
 		return;
 	}
@@ -197,9 +197,9 @@ void agent_finish_fit(struct agent *a, double now_data)
 		struct rv_err err = { 0 };
 		int rc = rv_model_save(a->model, a->model_path, &err);
 
-		agent_sink_result(a, SINK_MODEL, rc, &err);
+		rv_agent_sink_result(a, SINK_MODEL, rc, &err);
 	}
-	agent_store_fit(a, a->fit_reason);
+	rv_agent_store_fit(a, a->fit_reason);
 }
 
 
@@ -228,7 +228,7 @@ static void *warm_fit(void *arg)
 	return NULL;
 }
 
-void agent_warm_up(struct agent *a)
+void rv_agent_warm_up(struct agent *a)
 {
 	struct rv_detect_opts o = a->dopts;
 	struct warm w = { &o, NULL, NULL };

@@ -17,12 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/sbuf.h"
+#include "base/buf.h"
+#include "base/json.h"
 #include "base/log.h"
 
 static const char *const sink_names[SINK_COUNT] = { "store", "events", "record", "model" };
 
-void agent_sink_result(struct agent *a, enum agent_sink s, int rc, const struct rv_err *err)
+void rv_agent_sink_result(struct agent *a, enum agent_sink s, int rc, const struct rv_err *err)
 {
 	if (rc == 0) {
 		if (a->sink_failing[s])
@@ -45,7 +46,7 @@ void agent_sink_result(struct agent *a, enum agent_sink s, int rc, const struct 
 /* Severity from the peak fused score (1 is the threshold): a window at
  * twice its threshold or less is minor, up to five times major, above that
  * critical. */
-const char *agent_severity(double peak)
+const char *rv_agent_severity(double peak)
 {
 	return rv_incident_severity(peak);
 }
@@ -53,12 +54,12 @@ const char *agent_severity(double peak)
 /* ,"subsystems":[{"name":"cpu","share":0.712},...] from "cpu:0.712,...";
  * an entry that is not a name and a number (a store edited by hand) is
  * left out. */
-static void subsystems_json(struct rv_sb *b, const char *text)
+static void subsystems_json(struct rv_buf *b, const char *text)
 {
 	const char *p = text;
 	int k = 0;
 
-	rv_sb_printf(b, ",\"subsystems\":[");
+	rv_buf_printf(b, ",\"subsystems\":[");
 	while (*p) {
 		char name[RV_STORE_SUBSYS_LEN];
 		size_t n = strcspn(p, ":,");
@@ -71,119 +72,119 @@ static void subsystems_json(struct rv_sb *b, const char *text)
 		name[n] = '\0';
 		share = strtod(p + n + 1, &end);
 		if (end != p + n + 1 && (*end == ',' || *end == '\0')) {
-			rv_sb_printf(b, "%s{\"name\":", k++ ? "," : "");
-			rv_sb_json_str(b, name);
-			rv_sb_printf(b, ",\"share\":");
-			rv_sb_json_num(b, share);
-			rv_sb_printf(b, "}");
+			rv_buf_printf(b, "%s{\"name\":", k++ ? "," : "");
+			rv_json_buf_str(b, name);
+			rv_buf_printf(b, ",\"share\":");
+			rv_json_buf_num(b, share);
+			rv_buf_printf(b, "}");
 		}
 		p = strchr(p + n + 1, ',');
 		if (!p)
 			break;
 		p++;
 	}
-	rv_sb_printf(b, "]");
+	rv_buf_printf(b, "]");
 }
 
 /* event: "open" or "close" for an events line, which also carries time,
  * the timestamp of the sample that decided it; NULL for the API. */
-static void incident_json(struct rv_sb *b, const struct rv_store_incident *in, const char *event,
+static void incident_json(struct rv_buf *b, const struct rv_store_incident *in, const char *event,
 			  double time)
 {
-	rv_sb_printf(b, "{");
+	rv_buf_printf(b, "{");
 	if (event) {
-		rv_sb_printf(b, "\"event\":");
-		rv_sb_json_str(b, event);
-		rv_sb_printf(b, ",\"time\":");
-		rv_sb_json_num(b, time);
-		rv_sb_printf(b, ",\"host\":");
-		rv_sb_json_str(b, in->host);
-		rv_sb_printf(b, ",");
+		rv_buf_printf(b, "\"event\":");
+		rv_json_buf_str(b, event);
+		rv_buf_printf(b, ",\"time\":");
+		rv_json_buf_num(b, time);
+		rv_buf_printf(b, ",\"host\":");
+		rv_json_buf_str(b, in->host);
+		rv_buf_printf(b, ",");
 	}
-	rv_sb_printf(b, "\"id\":%llu,\"start\":", (unsigned long long)in->id);
-	rv_sb_json_num(b, in->start_ts);
-	rv_sb_printf(b, ",\"end\":");
+	rv_buf_printf(b, "\"id\":%llu,\"start\":", (unsigned long long)in->id);
+	rv_json_buf_num(b, in->start_ts);
+	rv_buf_printf(b, ",\"end\":");
 	if (in->open)
-		rv_sb_printf(b, "null");
+		rv_buf_printf(b, "null");
 	else
-		rv_sb_json_num(b, in->end_ts);
-	rv_sb_printf(b, ",\"open\":%s,\"duration_s\":", in->open ? "true" : "false");
-	rv_sb_json_num(b, in->end_ts - in->start_ts);
-	rv_sb_printf(b, ",\"windows\":%zu,\"peak_score\":", in->windows);
-	rv_sb_json_num(b, in->peak_score);
-	rv_sb_printf(b, ",\"mean_score\":");
-	rv_sb_json_num(b, in->mean_score);
-	rv_sb_printf(b, ",\"severity\":");
-	rv_sb_json_str(b, agent_severity(in->peak_score));
-	rv_sb_printf(b, ",\"subsystem\":");
-	rv_sb_json_str(b, in->subsystem);
+		rv_json_buf_num(b, in->end_ts);
+	rv_buf_printf(b, ",\"open\":%s,\"duration_s\":", in->open ? "true" : "false");
+	rv_json_buf_num(b, in->end_ts - in->start_ts);
+	rv_buf_printf(b, ",\"windows\":%zu,\"peak_score\":", in->windows);
+	rv_json_buf_num(b, in->peak_score);
+	rv_buf_printf(b, ",\"mean_score\":");
+	rv_json_buf_num(b, in->mean_score);
+	rv_buf_printf(b, ",\"severity\":");
+	rv_json_buf_str(b, rv_agent_severity(in->peak_score));
+	rv_buf_printf(b, ",\"subsystem\":");
+	rv_json_buf_str(b, in->subsystem);
 	subsystems_json(b, in->subsystems);
-	rv_sb_printf(b, ",\"phase\":%u,\"follows\":", in->phase ? in->phase : 1);
+	rv_buf_printf(b, ",\"phase\":%u,\"follows\":", in->phase ? in->phase : 1);
 	if (in->follows)
-		rv_sb_printf(b, "%llu", (unsigned long long)in->follows);
+		rv_buf_printf(b, "%llu", (unsigned long long)in->follows);
 	else
-		rv_sb_printf(b, "null");
-	rv_sb_printf(b, ",\"cause\":");
+		rv_buf_printf(b, "null");
+	rv_buf_printf(b, ",\"cause\":");
 	if (in->cause[0]) {
-		rv_sb_printf(b, "{\"id\":");
-		rv_sb_json_str(b, in->cause);
-		rv_sb_printf(b, ",\"title\":");
-		rv_sb_json_str(b, in->cause_title);
-		rv_sb_printf(b, ",\"confidence\":");
-		rv_sb_json_num(b, in->cause_confidence);
-		rv_sb_printf(b, "}");
+		rv_buf_printf(b, "{\"id\":");
+		rv_json_buf_str(b, in->cause);
+		rv_buf_printf(b, ",\"title\":");
+		rv_json_buf_str(b, in->cause_title);
+		rv_buf_printf(b, ",\"confidence\":");
+		rv_json_buf_num(b, in->cause_confidence);
+		rv_buf_printf(b, "}");
 	} else {
-		rv_sb_printf(b, "null");
+		rv_buf_printf(b, "null");
 	}
-	rv_sb_printf(b, ",\"detectors\":[");
-	for (int d = 0, k = 0; d < RV_DET_COUNT; d++)
+	rv_buf_printf(b, ",\"detectors\":[");
+	for (int d = 0, k = 0; d < rv_det_count(); d++)
 		if ((in->detectors >> d) & 1u) {
-			rv_sb_printf(b, "%s", k++ ? "," : "");
-			rv_sb_json_str(b, agent_det_name(d));
+			rv_buf_printf(b, "%s", k++ ? "," : "");
+			rv_json_buf_str(b, rv_det_name(d));
 		}
-	rv_sb_printf(b, "],\"top_metrics\":[");
+	rv_buf_printf(b, "],\"top_metrics\":[");
 	for (size_t i = 0; i < in->nsig; i++) {
-		rv_sb_printf(b, "%s{\"name\":", i ? "," : "");
-		rv_sb_json_str(b, in->sig[i].name);
-		rv_sb_printf(b, ",\"share\":");
-		rv_sb_json_num(b, in->sig[i].share);
-		rv_sb_printf(b, ",\"baseline\":");
-		rv_sb_json_num(b, in->sig[i].baseline);
-		rv_sb_printf(b, ",\"value\":");
-		rv_sb_json_num(b, in->sig[i].value);
-		rv_sb_printf(b, "}");
+		rv_buf_printf(b, "%s{\"name\":", i ? "," : "");
+		rv_json_buf_str(b, in->sig[i].name);
+		rv_buf_printf(b, ",\"share\":");
+		rv_json_buf_num(b, in->sig[i].share);
+		rv_buf_printf(b, ",\"baseline\":");
+		rv_json_buf_num(b, in->sig[i].baseline);
+		rv_buf_printf(b, ",\"value\":");
+		rv_json_buf_num(b, in->sig[i].value);
+		rv_buf_printf(b, "}");
 	}
-	rv_sb_printf(b, "]}");
+	rv_buf_printf(b, "]}");
 }
 
-void agent_incident_json(struct rv_sb *b, const struct rv_store_incident *in)
+void rv_agent_incident_json(struct rv_buf *b, const struct rv_store_incident *in)
 {
 	incident_json(b, in, NULL, 0.0);
 }
 
 static void write_event(struct agent *a, const struct rv_store_incident *in, const char *event)
 {
-	struct rv_sb b;
+	struct rv_buf b;
 	struct rv_err err = { 0 };
 	int rc = 0;
 
 	if (!a->events)
 		return;
-	rv_sb_init(&b);
+	rv_buf_init(&b, 0);
 	incident_json(&b, in, event, a->data_ts);
-	rv_sb_printf(&b, "\n");
-	if (rv_sb_failed(&b))
+	rv_buf_printf(&b, "\n");
+	if (rv_buf_failed(&b))
 		rc = rv_err_set(&err, -ENOMEM, "out of memory");
-	else if (fwrite(b.buf, 1, b.len, a->events) != b.len || fflush(a->events) != 0)
+	else if (fwrite(b.data, 1, b.len, a->events) != b.len || fflush(a->events) != 0)
 		rc = rv_err_set(&err, -errno ? -errno : -EIO, "%s: %s", a->cfg.events.path,
 				rv_strerror(errno ? errno : EIO));
 	clearerr(a->events);
-	agent_sink_result(a, SINK_EVENTS, rc, &err);
-	rv_sb_fini(&b);
+	rv_agent_sink_result(a, SINK_EVENTS, rc, &err);
+	rv_buf_fini(&b);
 }
 
-void agent_report_incident(struct agent *a, const struct rv_store_incident *in, const char *event,
-			   const struct rv_store_details *det)
+void rv_agent_report_incident(struct agent *a, const struct rv_store_incident *in,
+			      const char *event, const struct rv_store_details *det)
 {
 	if (strcmp(event, "update") != 0) {
 		if (in->open && in->follows)
@@ -199,7 +200,7 @@ void agent_report_incident(struct agent *a, const struct rv_store_incident *in, 
 				"top %s, likely cause: %s",
 				(unsigned long long)in->id, in->subsystem, in->end_ts - in->start_ts,
 				in->windows, in->peak_score, in->nsig ? in->sig[0].name : "-",
-				in->cause[0] ? in->cause_title : "no rule matched");
+				in->cause[0] ? in->cause_title : RV_KB_NO_MATCH);
 	}
 	if (a->store) {
 		struct rv_err err = { 0 };
@@ -207,17 +208,17 @@ void agent_report_incident(struct agent *a, const struct rv_store_incident *in, 
 
 		if (!rc && det)
 			rc = rv_store_put_details(a->store, in->id, det, &err);
-		agent_sink_result(a, SINK_STORE, rc, &err);
+		rv_agent_sink_result(a, SINK_STORE, rc, &err);
 		if (!rc && !in->open && a->cfg.store.retention_s > 0) {
 			rc = rv_store_prune(a->store, in->end_ts - a->cfg.store.retention_s, 0, &err);
-			agent_sink_result(a, SINK_STORE, rc, &err);
+			rv_agent_sink_result(a, SINK_STORE, rc, &err);
 		}
 	}
 	if (strcmp(event, "update") != 0)
 		write_event(a, in, event);
 }
 
-void agent_store_fit(struct agent *a, const char *reason)
+void rv_agent_store_fit(struct agent *a, const char *reason)
 {
 	struct rv_store_fit f = { 0 };
 	struct rv_err err = { 0 };
@@ -234,7 +235,7 @@ void agent_store_fit(struct agent *a, const char *reason)
 	snprintf(f.reason, sizeof(f.reason), "%s", reason);
 	snprintf(f.model_path, sizeof(f.model_path), "%.*s", (int)sizeof(f.model_path) - 1,
 		 a->model_path);
-	agent_sink_result(a, SINK_STORE, rv_store_put_fit(a->store, &f, &err), &err);
+	rv_agent_sink_result(a, SINK_STORE, rv_store_put_fit(a->store, &f, &err), &err);
 }
 
 /* -------------------------------------------------------- recording */
@@ -351,7 +352,7 @@ static int open_segment(struct agent *a, double ts, struct rv_err *err)
 	return rc;
 }
 
-void agent_record_sample(struct agent *a, int64_t t_ns)
+void rv_agent_record_sample(struct agent *a, int64_t t_ns)
 {
 	const double *raw;
 	const uint8_t *ok;
@@ -375,14 +376,14 @@ void agent_record_sample(struct agent *a, int64_t t_ns)
 		if (rotate) {
 			rc = rv_rvl_writer_close(a->rec, 0, &err);
 			a->rec = NULL;
-			agent_sink_result(a, SINK_RECORD, rc, &err);
+			rv_agent_sink_result(a, SINK_RECORD, rc, &err);
 		}
 	}
 	if (!a->rec) {
 		rc = open_segment(a, ts, &err);
 		if (rc) {
 			a->rec = NULL;
-			agent_sink_result(a, SINK_RECORD, rc, &err);
+			rv_agent_sink_result(a, SINK_RECORD, rc, &err);
 			return;
 		}
 		enforce_retention(a);   /* the new segment is the one it keeps */
@@ -394,12 +395,12 @@ void agent_record_sample(struct agent *a, int64_t t_ns)
 	if (!rc && ++a->rec_buffered < rv_rvl_writer_block_samples(a->rec))
 		return;
 	a->rec_buffered = 0;
-	agent_sink_result(a, SINK_RECORD, rc, &err);
+	rv_agent_sink_result(a, SINK_RECORD, rc, &err);
 }
 
 /* ---------------------------------------------------------- open/close */
 
-int agent_sinks_open(struct agent *a, struct rv_err *err)
+int rv_agent_sinks_open(struct agent *a, struct rv_err *err)
 {
 	int rc;
 
@@ -429,7 +430,7 @@ int agent_sinks_open(struct agent *a, struct rv_err *err)
 	return 0;
 }
 
-void agent_sinks_close(struct agent *a)
+void rv_agent_sinks_close(struct agent *a)
 {
 	struct rv_err err = { 0 };
 
@@ -441,14 +442,14 @@ void agent_sinks_close(struct agent *a)
 	if (a->rec) {
 		int rc = rv_rvl_writer_close(a->rec, 1, &err);
 
-		agent_sink_result(a, SINK_RECORD, rc, &err);
+		rv_agent_sink_result(a, SINK_RECORD, rc, &err);
 		a->rec = NULL;
 	}
 	free(a->rec_ch);
 	a->rec_ch = NULL;
 }
 
-void agent_store_close(struct agent *a)
+void rv_agent_store_close(struct agent *a)
 {
 	rv_store_close(a->store);
 	a->store = NULL;

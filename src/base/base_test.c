@@ -26,6 +26,7 @@
 #include "base/err.h"
 #include "base/log.h"
 #include "base/rng.h"
+#include "base/severity.h"
 #include "base/stats.h"
 #include "base/strparse.h"
 
@@ -424,6 +425,34 @@ static void test_quantile_fixture(void **state)
 	(void)state;
 }
 
+/* The median step: 0 below two rows, the middle difference, the mean of
+ * the two middle ones for an even count, backward steps counted. */
+static void test_median_step(void **state)
+{
+	static const double one[] = { 5 }, odd[] = { 0, 1, 3, 4 }, even[] = { 0, 1, 3, 6, 7 };
+	static const double back[] = { 0, 2, 1, 3 };
+
+	(void)state;
+	assert_true(rv_median_step(NULL, 0) == 0);
+	assert_true(rv_median_step(one, 1) == 0);
+	assert_true(rv_median_step(odd, 2) == 1);
+	assert_true(rv_median_step(odd, 4) == 1);       /* 1 2 1 */
+	assert_true(rv_median_step(even, 5) == 1.5);    /* 1 2 3 1 */
+	assert_true(rv_median_step(back, 4) == 2);      /* 2 -1 2 */
+}
+
+static void test_severity_names(void **state)
+{
+	(void)state;
+	for (int s = 0; s < RV_SEV_COUNT; s++)
+		assert_int_equal(rv_severity_parse(rv_severity_name((enum rv_severity)s)), s);
+	assert_string_equal(rv_severity_name(RV_SEV_MAJOR), "major");
+	assert_null(rv_severity_names[RV_SEV_COUNT]);
+	assert_null(rv_severity_name(RV_SEV_COUNT));
+	assert_int_equal(rv_severity_parse("Major"), -EINVAL);
+	assert_int_equal(rv_severity_parse(NULL), -EINVAL);
+}
+
 static void test_sort_nan_last(void **state)
 {
 	double v[] = { 3.0, NAN, -1.0, INFINITY, NAN, -INFINITY, 0.0 };
@@ -677,6 +706,8 @@ int main(void)
 		cmocka_unit_test(test_crc32c),
 		cmocka_unit_test(test_quantile_fixture),
 		cmocka_unit_test(test_sort_nan_last),
+		cmocka_unit_test(test_median_step),
+		cmocka_unit_test(test_severity_names),
 		cmocka_unit_test(test_err),
 		cmocka_unit_test(test_log_sink_and_levels),
 		cmocka_unit_test(test_log_default_sink),

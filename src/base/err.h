@@ -30,7 +30,7 @@ void rv_err_clear(struct rv_err *err);
 int rv_err_set(struct rv_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Static text for a negative (or positive) errno or RV_E* code. */
+/* Static text (strerror) for a negative (or positive) errno. */
 const char *rv_strerror(int code);
 
 /* Message of err, or rv_strerror(code) when it has none. */

@@ -5,8 +5,10 @@
  * `reveal detect --incidents` writes (rv_incident_write_json), and for
  * other small JSON files. rv_json_parse reads a whole text into a
  * document: one arena owning every value and string, read-only, freed at
- * once by rv_json_doc_free. Not goals: writing JSON, streaming, editing,
- * comments, trailing commas or any other extension.
+ * once by rv_json_doc_free. Writing is only the string writer (and the
+ * agent's numbers) at the end of this header. Not goals: writing whole
+ * documents, streaming, editing, comments, trailing commas or any other
+ * extension.
  *
  * Accepted is exactly RFC 8259:
  *  - one value, with only whitespace (space, tab, CR, LF) around it; a
@@ -125,11 +127,25 @@ size_t rv_json_str_len(const struct rv_json *v);
  * messages; 0 for NULL. */
 size_t rv_json_line(const struct rv_json *v);
 
+/* ---------------------------------------------------------- writing */
+/* (json_write.c; the parser and accessors above never write.) */
+
+struct rv_buf;
+
 /*
- * Writes s as a JSON string (with its quotes) to f: '"' and '\\' and the
- * control characters escaped (\n, \t, ... or \u00XX), every other byte as
- * is. The one JSON string writer for FILE streams; s must be UTF-8.
+ * The one JSON string writer: s as a JSON string with its quotes, to f or
+ * appended to b. '"', '\\' and the control characters are escaped (\n, \r,
+ * \t, the others \u00XX), valid UTF-8 passes as is and every byte that
+ * starts no valid sequence becomes \ufffd, so the output is valid JSON in
+ * valid UTF-8 whatever s holds. A NULL s is written as null.
+ * rv_json_buf_str returns 0 or b's sticky -ENOMEM.
  */
 void rv_json_fput_str(FILE *f, const char *s);
+int rv_json_buf_str(struct rv_buf *b, const char *s);
+
+/* v appended to b as a JSON number: null when not finite, integral values
+ * below 1e15 without point, values of 1e6 and more (timestamps) with 3
+ * decimals, others %.9g. Returns 0 or b's sticky -ENOMEM. */
+int rv_json_buf_num(struct rv_buf *b, double v);
 
 #endif

@@ -161,33 +161,3 @@ size_t rv_json_line(const struct rv_json *v)
 {
 	return v ? v->line : 0;
 }
-
-static const char *escape(unsigned char c)
-{
-	switch (c) {
-	case '"': return "\\\"";
-	case '\\': return "\\\\";
-	case '\n': return "\\n";
-	case '\r': return "\\r";
-	case '\t': return "\\t";
-	case '\b': return "\\b";
-	case '\f': return "\\f";
-	default: return NULL;
-	}
-}
-
-void rv_json_fput_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		const char *esc = escape(*p);
-
-		if (esc)
-			fputs(esc, f);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", (unsigned)*p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}

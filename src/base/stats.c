@@ -53,6 +53,31 @@ void rv_select_kth(double *v, size_t n, size_t k)
 	}
 }
 
+double rv_median_step(const double *ts, size_t n)
+{
+	double *d, med;
+	size_t m;
+
+	if (n < 2)
+		return 0;
+	m = n - 1;
+	if (!(d = malloc(m * sizeof(*d))))
+		return NAN;
+	for (size_t i = 0; i < m; i++)
+		d[i] = ts[i + 1] - ts[i];
+	rv_select_kth(d, m, m / 2);
+	med = d[m / 2];
+	if (m % 2 == 0) {
+		/* rv_select_kth left every smaller value below m / 2 */
+		double lower = d[0];
+		for (size_t i = 1; i < m / 2; i++)
+			lower = d[i] > lower ? d[i] : lower;
+		med = (med + lower) / 2;
+	}
+	free(d);
+	return med;
+}
+
 double rv_quantile_inplace(double *v, size_t n, double q)
 {
 	double pos, frac, next;

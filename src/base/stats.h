@@ -20,6 +20,15 @@ double rv_quantile_inplace(double *v, size_t n, double q);
  */
 void rv_select_kth(double *v, size_t n, size_t k);
 
+/*
+ * Median of the n - 1 differences between consecutive values of ts[0..n-1]
+ * (a sampling interval; the mean of the two middle ones for an even
+ * count): 0 when n < 2, NAN when out of memory. ts must hold no NaN. The
+ * one median step of reveal: the model's sampling interval
+ * (rv_table_median_step) and the pace of `reveal report --data`.
+ */
+double rv_median_step(const double *ts, size_t n);
+
 /* Sorts v ascending in place (NaN last). */
 void rv_sort_doubles(double *v, size_t n);
 

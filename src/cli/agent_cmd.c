@@ -136,7 +136,7 @@ struct agent_args {
 static int add_set(struct agent_args *g, const char *key, const char *val)
 {
 	if (g->nset >= sizeof(g->set_key) / sizeof(g->set_key[0])) {
-		fputs("reveal agent: too many settings\n", stderr);
+		rv_cli_error("agent", "too many settings");
 		return -E2BIG;
 	}
 	g->set_key[g->nset] = key;
@@ -153,7 +153,7 @@ static int add_set_pair(struct agent_args *g, const char *arg)
 
 	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(g->set_buf[0]) ||
 	    g->nset >= sizeof(g->set_key) / sizeof(g->set_key[0])) {
-		fprintf(stderr, "reveal agent: --set %s: want KEY=VALUE\n", arg);
+		rv_cli_error("agent", "--set %s: want KEY=VALUE", arg);
 		return -EINVAL;
 	}
 	key = g->set_buf[g->nset];
@@ -203,7 +203,7 @@ static int parse_args(int argc, char **argv, struct agent_args *g)
 			break;
 		case 'S':
 			if (rv_cli_parse_real(optarg, 0.0, 1e6, &g->speed) != 0) {
-				fprintf(stderr, "reveal agent: --speed %s: want a number from 0 to 1e6\n",
+				rv_cli_error("agent", "--speed %s: want a number from 0 to 1e6",
 					optarg);
 				return -EINVAL;
 			}
@@ -216,7 +216,7 @@ static int parse_args(int argc, char **argv, struct agent_args *g)
 			g->quiet = 1;
 			break;
 		case '?':
-			fputs("reveal agent: see --help\n", stderr);
+			rv_cli_error("agent", "see --help");
 			return -EINVAL;
 		default:
 			for (size_t i = 0; i < sizeof(flag_keys) / sizeof(flag_keys[0]); i++)
@@ -226,7 +226,7 @@ static int parse_args(int argc, char **argv, struct agent_args *g)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "reveal agent: unexpected argument '%s' (see --help)\n", argv[optind]);
+		rv_cli_error("agent", "unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
 	}
 	return 0;
@@ -249,8 +249,7 @@ int rv_cmd_agent(int argc, char **argv)
 			const char *path = argv[i][14] == '=' ? argv[i] + 15
 							      : (i + 1 < argc ? argv[i + 1] : NULL);
 			if (!path) {
-				fputs("reveal agent: --check-config needs a FILE\n", stderr);
-				return RV_EXIT_USAGE;
+				return rv_cli_fail("agent", RV_EXIT_USAGE, "--check-config needs a FILE");
 			}
 			return check_config(path);
 		}
@@ -259,17 +258,14 @@ int rv_cmd_agent(int argc, char **argv)
 		return rc > 0 ? RV_EXIT_OK : RV_EXIT_USAGE;
 	rv_config_defaults(&cfg);
 	if (g.config && (rc = rv_config_load(g.config, &cfg, &err)) != 0) {
-		fprintf(stderr, "reveal agent: %s\n", rv_err_text(&err, rc));
-		return RV_EXIT_USAGE;
+		return rv_cli_fail_err("agent", RV_EXIT_USAGE, &err, rc);
 	}
 	for (size_t i = 0; i < g.nset; i++)
 		if ((rc = rv_config_set(&cfg, g.set_key[i], g.set_val[i], &err)) != 0) {
-			fprintf(stderr, "reveal agent: %s\n", rv_err_text(&err, rc));
-			return RV_EXIT_USAGE;
+			return rv_cli_fail_err("agent", RV_EXIT_USAGE, &err, rc);
 		}
 	if ((rc = rv_config_check(&cfg, &err)) != 0) {
-		fprintf(stderr, "reveal agent: %s\n", rv_err_text(&err, rc));
-		return RV_EXIT_USAGE;
+		return rv_cli_fail_err("agent", RV_EXIT_USAGE, &err, rc);
 	}
 	if (g.print) {
 		rv_config_write(stdout, &cfg);
@@ -308,7 +304,7 @@ int rv_cmd_agent(int argc, char **argv)
 	o.reload = &reload_flag;
 	rc = rv_agent_run(&o, &err);
 	if (rc) {
-		fprintf(stderr, "reveal agent: %s\n", rv_err_text(&err, rc));
+		rv_cli_error("agent", "%s", rv_err_text(&err, rc));
 		return rc == -EINVAL ? RV_EXIT_USAGE : RV_EXIT_FAIL;
 	}
 	return RV_EXIT_OK;

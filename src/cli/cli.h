@@ -6,7 +6,26 @@
 #ifndef RV_CLI_CLI_H
 #define RV_CLI_CLI_H
 
+#include <stddef.h>
+
 enum { RV_EXIT_OK = 0, RV_EXIT_FAIL = 1, RV_EXIT_USAGE = 2 };
+
+/*
+ * The one way a command reports an error (fail.c): rv_cli_error writes
+ * "reveal CMD: message" and a newline to stderr; rv_cli_fail does the same
+ * and returns status (RV_EXIT_FAIL for a failure at run time,
+ * RV_EXIT_USAGE for bad usage or bad input), so
+ * `return rv_cli_fail("report", RV_EXIT_USAGE, "%s: %s", path, strerror(e));`
+ * reports and exits in one line. Save errno before any call that may
+ * change it. rv_cli_fail_err writes err's message (or rv_strerror(rc)
+ * when it has none). Warnings and progress are not errors: rv_log.
+ */
+struct rv_err;
+void rv_cli_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int rv_cli_fail(const char *cmd, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int rv_cli_fail_err(const char *cmd, int status, const struct rv_err *err, int rc);
 
 int rv_cmd_detect(int argc, char **argv);
 int rv_cmd_synth(int argc, char **argv);

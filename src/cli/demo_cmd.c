@@ -86,9 +86,8 @@ int rv_cmd_demo(int argc, char **argv)
 		case 'l':
 		case 'f':
 			if (rv_config_parse_duration(optarg, t) != 0 || *t < 5.0 || *t > 3600.0) {
-				fprintf(stderr, "reveal demo: invalid value '%s' for --%s "
-						"(a duration of 5s..1h)\n", optarg, opts[idx].name);
-				return RV_EXIT_USAGE;
+				return rv_cli_fail("demo", RV_EXIT_USAGE, "invalid value '%s' for --%s "
+						   "(a duration of 5s..1h)", optarg, opts[idx].name);
 			}
 			break;
 		default:
@@ -96,8 +95,7 @@ int rv_cmd_demo(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "reveal demo: unexpected argument '%s' (see --help)\n", argv[optind]);
-		return RV_EXIT_USAGE;
+		return rv_cli_fail("demo", RV_EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
 	}
 	o.tty = isatty(STDOUT_FILENO);
 	o.stop = &stop_flag;
@@ -114,8 +112,7 @@ int rv_cmd_demo(int argc, char **argv)
 	fflush(stdout);
 	rc = rv_demo_run(&o, &res, &err);
 	if (rc) {
-		fprintf(stderr, "reveal demo: %s\n", rv_err_text(&err, rc));
-		return RV_EXIT_FAIL;
+		return rv_cli_fail_err("demo", RV_EXIT_FAIL, &err, rc);
 	}
 	return RV_EXIT_OK;
 }

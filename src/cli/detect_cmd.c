@@ -11,9 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "base/atomicfile.h"
 #include "base/clock.h"
 #include "base/fmtnum.h"
 #include "base/log.h"
@@ -21,14 +20,12 @@
 #include "cli/cli.h"
 #include "detect/ensemble.h"
 #include "explain/incident.h"
-#include "pipeline/detect.h"
-#include "record/csv.h"
-#include "record/rvl_table.h"
+#include "pipeline/model.h"
+#include "pipeline/runinfo.h"
+#include "pipeline/window_csv.h"
+#include "record/table_read.h"
 
 enum { SIZE_OPT_MAX = 1000000000 };
-/* Bytes of a CSV row besides the channel names: the timestamp, eight
- * numbers and flags, the subsystem, separators. */
-enum { CSV_FIXED_COLUMNS_MAX = 16 * RV_FMT_MAX };
 enum { CSV_WRITE_BUFFER = 1 << 20 };   /* bytes */
 
 struct detect_args {
@@ -49,7 +46,8 @@ static const char detect_help[] =
 	"incident: the fused verdict with short gaps bridged; score = the fused score,\n"
 	"the mean of the detectors' score/threshold ratios; zscore/pca/iforest/spe = each\n"
 	"detector's 0/1 flag; top_metrics = channels most responsible first, for windows\n"
-	"any detector flagged; *_score = score/threshold, > 1 is over threshold).\n"
+	"any detector flagged; *_score = score/threshold, > 1 is over threshold; a\n"
+	"detector added to the table adds its flag after spe and its NAME_score last).\n"
 	"\n"
 	"Input: CSV or CSV.gz with a header; an optional 'timestamp' column (unix seconds\n"
 	"or ISO-8601); every other column is a channel named subsystem.metric[:instance].\n"
@@ -167,8 +165,7 @@ static const struct option detect_options[] = {
 
 static int bad_value(const char *opt, const char *val, const char *expect)
 {
-	fprintf(stderr, "reveal detect: invalid value '%s' for --%s: expected %s\n", val, opt,
-		expect);
+	rv_cli_error("detect", "invalid value '%s' for --%s: expected %s", val, opt, expect);
 	return -EINVAL;
 }
 
@@ -368,7 +365,7 @@ static int check_args(const struct detect_args *a)
 		 a->opts.ens.vote_k > (unsigned)__builtin_popcount(a->opts.ens.enabled))
 		why = "--votes exceeds the number of enabled detectors";
 	if (why)
-		fprintf(stderr, "reveal detect: %s (see --help)\n", why);
+		rv_cli_error("detect", "%s (see --help)", why);
 	return why ? -EINVAL : 0;
 }
 
@@ -396,7 +393,7 @@ static int parse_args(int argc, char **argv, struct detect_args *a)
 			return -EINVAL;
 	}
 	if (optind < argc) {
-		fprintf(stderr, "reveal detect: unexpected argument '%s' (see --help)\n", argv[optind]);
+		rv_cli_error("detect", "unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
 	}
 	return check_args(a);
@@ -404,89 +401,11 @@ static int parse_args(int argc, char **argv, struct detect_args *a)
 
 /* ---- output ---------------------------------------------------------- */
 
+/* The window CSV (pipeline/window_csv.h) and its stream's buffer. */
 struct csv_sink {
-	FILE *f;
-	const struct rv_model *m;
-	size_t *name_len;        /* strlen of each channel name */
-	char *line;              /* one output row, sized for every name */
+	struct rv_window_csv *w;
 	char *wbuf;              /* the stream's buffer; freed after fclose */
 };
-
-static int csv_header(FILE *f)
-{
-	fputs("timestamp,anomaly,score", f);
-	for (int d = 0; d < RV_DET_SPE; d++)
-		fprintf(f, ",%s", rv_det_name((enum rv_det)d));
-	fputs(",top_metrics,subsystem,spe", f);
-	for (int d = 0; d < RV_DET_COUNT; d++)
-		fprintf(f, ",%s_score", rv_det_name((enum rv_det)d));
-	return fputc('\n', f) == EOF ? -EIO : 0;
-}
-
-/* Sizes the row buffer: every channel name once plus the fixed columns. */
-static int csv_sink_init(struct csv_sink *s, FILE *f, const struct rv_model *m)
-{
-	size_t total = 0;
-
-	s->f = f;
-	s->m = m;
-	s->name_len = malloc(m->nchan * sizeof(*s->name_len));
-	if (!s->name_len)
-		return -ENOMEM;
-	for (size_t c = 0; c < m->nchan; c++)
-		total += (s->name_len[c] = strlen(m->names[c])) + 1;
-	s->line = malloc(total + CSV_FIXED_COLUMNS_MAX);
-	return s->line ? 0 : -ENOMEM;
-}
-
-static void csv_sink_fini(struct csv_sink *s)
-{
-	free(s->name_len);
-	free(s->line);
-	free(s->wbuf);
-}
-
-/* Appends text to the row at *n. */
-static void put(char *line, size_t *n, const char *text, size_t len)
-{
-	memcpy(line + *n, text, len);
-	*n += len;
-}
-
-/*
- * One row per window. This runs once per window on the serial path, so the
- * row is assembled in a buffer (no printf, one write per row): the float
- * formatting of printf and per-call stream locking were a tenth of a run.
- */
-static int csv_window(void *ctx, const struct rv_window_out *w)
-{
-	struct csv_sink *s = ctx;
-	const struct rv_ens_result *r = w->res;
-	const char *sub = w->nrank ? rv_subsystem_name(w->subsystem) : "";
-	char *line = s->line;
-	size_t n = 0;
-
-	n += rv_fmt_g15(w->ts, line + n);
-	put(line, &n, r->anomaly ? ",1," : ",0,", 3);
-	n += rv_fmt_g6(r->fused, line + n);
-	for (int d = 0; d < RV_DET_SPE; d++)
-		put(line, &n, (r->flags >> d) & 1u ? ",1" : ",0", 2);
-	line[n++] = ',';
-	for (size_t i = 0; i < w->nrank; i++) {
-		if (i)
-			line[n++] = ';';
-		put(line, &n, s->m->names[w->rank[i]], s->name_len[w->rank[i]]);
-	}
-	line[n++] = ',';
-	put(line, &n, sub, strlen(sub));
-	put(line, &n, (r->flags >> RV_DET_SPE) & 1u ? ",1" : ",0", 2);
-	for (int d = 0; d < RV_DET_COUNT; d++) {
-		line[n++] = ',';
-		n += rv_fmt_g6(r->ratio[d], line + n);
-	}
-	line[n++] = '\n';
-	return fwrite_unlocked(line, 1, n, s->f) == n ? 0 : -EIO;
-}
 
 static void log_table(const char *what, const struct rv_table *t, size_t filled)
 {
@@ -498,64 +417,31 @@ static void log_table(const char *what, const struct rv_table *t, size_t filled)
 		filled);
 }
 
-/* One input file, read on its own thread. */
-struct input {
-	const char *what, *path;
-	struct rv_table *t;
-	size_t filled;
-	struct rv_err err;
-	int rc;
-};
-
-/* A recording by its name: FILE.rvl; anything else is CSV (or CSV.gz). */
-static int is_rvl(const char *path)
-{
-	size_t n = strlen(path);
-
-	return n > 4 && strcmp(path + n - 4, ".rvl") == 0;
-}
-
-static int read_input(void *ctx, size_t begin, size_t end, unsigned slot)
-{
-	struct input *in = ctx;
-
-	(void)slot;
-	for (size_t i = begin; i < end; i++) {
-		rv_err_clear(&in[i].err);
-		in[i].rc = is_rvl(in[i].path)
-			? rv_rvl_read_table(in[i].path, &in[i].t, NULL, &in[i].err)
-			: rv_csv_read(in[i].path, &in[i].t, &in[i].err);
-		if (!in[i].rc)
-			in[i].rc = rv_table_fill_gaps(in[i].t, &in[i].filled, &in[i].err);
-	}
-	return 0;
-}
-
 /*
- * Reads the training and the test file side by side (they are independent
- * and reading is a good share of a short run), then reports in order.
- * Unreadable, truncated or malformed input is bad input: -EINVAL (exit 2).
+ * Reads the training and the test file side by side (rv_table_read_many),
+ * then reports in order. Unreadable, truncated or malformed input is bad
+ * input: -EINVAL (exit 2).
  */
 static int read_inputs(const struct detect_args *a, struct rv_table **train,
 		       struct rv_table **test, struct rv_detect_stats *st)
 {
-	struct input in[2] = { { .what = "test", .path = a->test }, { .what = "train", .path = a->train } };
+	static const char *const what[2] = { "test", "train" };
+	struct rv_table_job in[2] = { { .path = a->test, .fill_gaps = 1 },
+				      { .path = a->train, .fill_gaps = 1 } };
 	size_t n = a->train ? 2 : 1;
 	rv_ns t0 = rv_clock_ns();
 	int rc = 0;
 
-	rv_parallel_for(n, a->opts.threads, read_input, in);
+	rv_table_read_many(in, n, a->opts.threads);
 	st->read_s += rv_clock_since_s(t0);
 	for (size_t k = n; k-- > 0;) {
 		if (in[k].rc) {
-			rv_error("%s", rv_err_text(&in[k].err, in[k].rc));
+			rv_cli_error("detect", "%s", rv_err_text(&in[k].err, in[k].rc));
 			if (!rc)
 				rc = in[k].rc == -ENOMEM ? -ENOMEM : -EINVAL;
-			rv_table_free(in[k].t);
-			in[k].t = NULL;
 			continue;
 		}
-		log_table(in[k].what, in[k].t, in[k].filled);
+		log_table(what[k], in[k].t, in[k].filled);
 	}
 	*test = in[0].t;
 	*train = in[1].t;
@@ -567,51 +453,43 @@ static int read_inputs(const struct detect_args *a, struct rv_table **train,
 	return rc;
 }
 
-static int write_info(const char *path, const struct rv_model *m, const struct rv_detect_stats *st,
-		      double train_feat_s)
+static int save_info(const char *path, const struct rv_model *m, const struct rv_detect_stats *st,
+		     double train_feat_s)
 {
-	FILE *f = fopen(path, "w");
-	double test_s = st->features_s - train_feat_s + st->score_s;
+	struct rv_err err;
+	int rc;
 
-	if (!f) {
-		rv_error("%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	fprintf(f, "{\"features_train_s\": %.6f, \"features_test_s\": %.6f, \"fit_s\": %.6f,\n"
-		   " \"score_s\": %.6f, \"read_s\": %.6f, \"window\": %zu, \"step\": %zu,\n"
-		   " \"interval_s\": %g, \"metrics\": %zu, \"features_kept\": %zu,\n"
-		   " \"pca_components\": %zu, \"train_windows\": %zu, \"test_windows\": %zu,\n"
-		   " \"anomalous_windows\": %zu, \"test_windows_per_s\": %.1f}\n",
-		train_feat_s, st->features_s - train_feat_s, st->fit_s, st->score_s, st->read_s,
-		m->window, m->step, m->interval_s, m->nchan, rv_ens_features_kept(m->ens),
-		rv_ens_pca_ncomp(m->ens), m->train_windows, st->windows, st->flagged,
-		test_s > 0 ? (double)st->windows / test_s : 0.0);
-	return fclose(f) == 0 ? 0 : -EIO;
+	rv_err_clear(&err);
+	rc = rv_runinfo_save(path, m, st, train_feat_s, &err);
+	if (rc)
+		rv_cli_error("detect", "%s", rv_err_text(&err, rc));
+	return rc;
 }
-
-static const char *const det_names_all[RV_DET_COUNT] = { "zscore", "pca", "iforest", "spe" };
 
 static int write_incidents(const struct detect_args *a, const struct rv_incmerge *mg,
 			   size_t window)
 {
-	FILE *f;
+	struct rv_atomicfile af;
+	struct rv_err err;
+	int rc;
 
 	if (!a->quiet) {
 		fprintf(stderr, "\nIncidents:\n");
-		rv_incident_write_table(stderr, mg, det_names_all, RV_DET_COUNT);
+		rv_incident_write_table(stderr, mg, rv_det_names(), (size_t)rv_det_count());
 	}
 	if (!a->incidents)
 		return 0;
-	f = fopen(a->incidents, "w");
-	if (!f) {
-		rv_error("%s: %s", a->incidents, strerror(errno));
-		return -errno;
+	rv_err_clear(&err);
+	rc = rv_atomicfile_open(&af, a->incidents, "w", &err);
+	if (!rc) {
+		rc = rv_incident_write_json(af.f, mg, rv_det_names(), (size_t)rv_det_count(), window);
+		if (rc)
+			rv_err_set(&err, rc, "%s: write failed", a->incidents);
+		rc = rv_atomicfile_close(&af, rc, &err);
 	}
-	if (rv_incident_write_json(f, mg, det_names_all, RV_DET_COUNT, window) != 0 || fclose(f) != 0) {
-		rv_error("%s: write failed", a->incidents);
-		return -EIO;
-	}
-	return 0;
+	if (rc)
+		rv_cli_error("detect", "%s", rv_err_text(&err, rc));
+	return rc;
 }
 
 static int obtain_model(const struct detect_args *a, const struct rv_table *train,
@@ -624,63 +502,31 @@ static int obtain_model(const struct detect_args *a, const struct rv_table *trai
 	if (a->model_in) {
 		rc = rv_model_load(a->model_in, m, &err);
 		if (rc)
-			rv_error("%s", rv_err_text(&err, rc));
+			rv_cli_error("detect", "%s", rv_err_text(&err, rc));
 		return rc && rc != -ENOMEM ? -EINVAL : rc;
 	}
 	rc = rv_model_fit(&a->opts, train, m, st, &err);
 	if (rc) {
-		rv_error("%s", rv_err_text(&err, rc));
+		rv_cli_error("detect", "%s", rv_err_text(&err, rc));
 		return rc;
 	}
 	if (a->model_out && (rc = rv_model_save(*m, a->model_out, &err)) != 0)
-		rv_error("%s", rv_err_text(&err, rc));
+		rv_cli_error("detect", "%s", rv_err_text(&err, rc));
 	return rc;
 }
 
-/*
- * The per-window CSV of a regular file is written to PATH.tmp.PID and
- * renamed over PATH at the end: a failed or interrupted run never leaves a
- * half-written file under the real name (and ext4 does not stall the close
- * flushing a truncated-and-rewritten file). Anything else (a pipe,
- * /dev/null) is written in place. *tmp is the temporary name or NULL.
- */
-static FILE *open_output(const char *path, char **tmp)
+/* Closes the per-window CSV (renamed into place when rc is 0); a failure
+ * of the close itself is logged here. */
+static int close_output(struct rv_atomicfile *af, int rc)
 {
-	struct stat st;
-	FILE *f;
+	struct rv_err err;
+	int crc;
 
-	*tmp = NULL;
-	if ((stat(path, &st) == 0 && !S_ISREG(st.st_mode)) ||
-	    asprintf(tmp, "%s.tmp.%d", path, (int)getpid()) < 0) {
-		*tmp = NULL;
-		return fopen(path, "w");
-	}
-	f = fopen(*tmp, "w");
-	if (!f) {
-		free(*tmp);
-		*tmp = NULL;
-		return fopen(path, "w");
-	}
-	return f;
-}
-
-/* Closes the output; on success renames the temporary file into place, on
- * failure removes it. Returns rc, or -EIO when closing or renaming fails. */
-static int close_output(FILE *f, const char *path, const char *tmp, int rc)
-{
-	if (fclose(f) != 0 && !rc) {
-		rc = -EIO;
-		rv_error("%s: write failed", path);
-	}
-	if (!tmp)
-		return rc;
-	if (!rc && rename(tmp, path) != 0) {
-		rc = -errno;
-		rv_error("%s: %s", path, strerror(errno));
-	}
-	if (rc)
-		unlink(tmp);
-	return rc;
+	rv_err_clear(&err);
+	crc = rv_atomicfile_close(af, rc, &err);
+	if (crc && !rc)
+		rv_cli_error("detect", "%s", rv_err_text(&err, crc));
+	return crc;
 }
 
 /* A recording's channels in the model's order (rv_model_align_table),
@@ -692,7 +538,7 @@ static int align_recording(const struct rv_model *m, struct rv_table **test)
 	int rc = rv_model_align_table(m, test, &added, &dropped, &err);
 
 	if (rc) {
-		rv_error("%s", rv_err_text(&err, rc));
+		rv_cli_error("detect", "%s", rv_err_text(&err, rc));
 		return rc;
 	}
 	if (added || dropped)
@@ -707,40 +553,42 @@ static int run_test(const struct detect_args *a, const struct rv_model *m,
 {
 	struct rv_incmerge *mg = NULL;
 	struct csv_sink cs = { 0 };
-	struct rv_sink sink = { .ctx = &cs, .window = csv_window };
+	struct rv_sink sink = { .window = rv_window_csv_row };
 	int to_stdout = strcmp(a->out, "-") == 0;
+	struct rv_atomicfile af = { .f = stdout };
 	struct rv_err err;
-	char *tmp = NULL;
-	FILE *f;
 	int rc;
 
 	rv_err_clear(&err);
 	if ((rc = rv_model_check_table(m, test, &err)) != 0) {
-		rv_error("%s", rv_err_text(&err, rc));
+		rv_cli_error("detect", "%s", rv_err_text(&err, rc));
 		return rc;
 	}
-	f = to_stdout ? stdout : open_output(a->out, &tmp);
-	mg = rv_incmerge_new(m->nchan, (const char *const *)m->names, a->opts.incident_gap,
-			     a->opts.incident_min);
-	if (!f || !mg || csv_sink_init(&cs, f, m) != 0) {
-		rc = f ? -ENOMEM : -errno;
-		rv_error("%s: %s", a->out, strerror(-rc));
+	/* a regular file is written whole or not at all (base/atomicfile.h) */
+	if (!to_stdout && (rc = rv_atomicfile_open(&af, a->out, "w", &err)) != 0)
+		rv_cli_error("detect", "%s", rv_err_text(&err, rc));
+	if (!rc && (rv_incmerge_new(m->nchan, (const char *const *)m->names, a->opts.incident_gap,
+				    a->opts.incident_min, &mg, NULL) != 0 ||
+		    rv_window_csv_new(af.f, m, &cs.w) != 0)) {
+		rc = -ENOMEM;
+		rv_cli_error("detect", "%s: %s", a->out, strerror(-rc));
 	}
 	/* Megabytes of rows: a large buffer saves thousands of write calls on
 	 * the serial path (glibc ignores the size unless given the buffer). */
 	if (!rc && !to_stdout && (cs.wbuf = malloc(CSV_WRITE_BUFFER)) != NULL)
-		setvbuf(f, cs.wbuf, _IOFBF, CSV_WRITE_BUFFER);
+		setvbuf(af.f, cs.wbuf, _IOFBF, CSV_WRITE_BUFFER);
+	sink.ctx = cs.w;
 	if (!rc)
-		rc = csv_header(cs.f);
+		rc = rv_window_csv_header(cs.w);
 	if (!rc && (rc = rv_model_run(m, test, &sink, mg, a->opts.threads, st, &err)) != 0)
-		rv_error("%s", rv_err_text(&err, rc));
-	if (f && !to_stdout)
-		rc = close_output(f, a->out, tmp, rc);
+		rv_cli_error("detect", "%s", rv_err_text(&err, rc));
+	if (!to_stdout)
+		rc = close_output(&af, rc);
 	if (!rc)
 		rc = write_incidents(a, mg, m->window);
-	csv_sink_fini(&cs);
+	rv_window_csv_free(cs.w);
+	free(cs.wbuf);
 	rv_incmerge_free(mg);
-	free(tmp);
 	return rc;
 }
 
@@ -750,11 +598,16 @@ static void log_summary(const struct rv_model *m, const struct rv_detect_stats *
 		"%zu PCA components, fusion %s",
 		m->window, m->step, m->nchan, rv_ens_features_kept(m->ens), rv_ens_pca_ncomp(m->ens),
 		rv_fusion_name(rv_ens_config(m->ens)->fusion));
-	rv_info("scored %zu windows: %zu anomalous (zscore %zu, pca %zu, iforest %zu, spe %zu); "
+	char per[RV_DET_MAX * 48];
+	size_t k = 0;
+
+	per[0] = '\0';
+	for (int d = 0; d < rv_det_count() && k < sizeof(per); d++)
+		k += (size_t)snprintf(per + k, sizeof(per) - k, "%s%s %zu", d ? ", " : "",
+				      rv_det_name(d), st->det_flagged[d]);
+	rv_info("scored %zu windows: %zu anomalous (%s); "
 		"read %.2fs, features %.2fs, fit %.2fs, score %.2fs",
-		st->windows, st->flagged, st->det_flagged[RV_DET_ZSCORE], st->det_flagged[RV_DET_PCA],
-		st->det_flagged[RV_DET_IFOREST], st->det_flagged[RV_DET_SPE], st->read_s,
-		st->features_s, st->fit_s, st->score_s);
+		st->windows, st->flagged, per, st->read_s, st->features_s, st->fit_s, st->score_s);
 }
 
 int rv_cmd_detect(int argc, char **argv)
@@ -781,7 +634,7 @@ int rv_cmd_detect(int argc, char **argv)
 		rc = obtain_model(&a, train, &m, &st);
 	rv_table_free(train);
 	train_feat_s = st.features_s;
-	if (!rc && is_rvl(a.test))
+	if (!rc && rv_table_path_is_rvl(a.test))
 		rc = align_recording(m, &test);
 	if (!rc)
 		rc = run_test(&a, m, test, &st);
@@ -789,7 +642,7 @@ int rv_cmd_detect(int argc, char **argv)
 	if (!rc)
 		log_summary(m, &st);
 	if (!rc && a.info_json)
-		rc = write_info(a.info_json, m, &st, train_feat_s);
+		rc = save_info(a.info_json, m, &st, train_feat_s);
 	rv_model_free(m);
 	if (rc == -EINVAL)
 		return RV_EXIT_USAGE;

@@ -58,12 +58,12 @@ static int export_csv(const char *in, FILE *f, const char *out_name)
 	int rc = rv_rvl_reader_open(in, &r, &err);
 
 	if (rc) {
-		fprintf(stderr, "reveal export: %s\n", rv_err_text(&err, rc));
+		rv_cli_error("export", "%s", rv_err_text(&err, rc));
 		return rc;
 	}
 	rc = rv_rvl_values_init(&v, r);
 	if (rc) {
-		fputs("reveal export: out of memory\n", stderr);
+		rv_cli_error("export", "out of memory");
 		rv_rvl_reader_close(r);
 		return rc;
 	}
@@ -74,13 +74,13 @@ static int export_csv(const char *in, FILE *f, const char *out_name)
 	while ((rc = rv_rvl_values_next(&v, &err)) == 1) {
 		rc = write_row(f, &v);
 		if (rc) {
-			fprintf(stderr, "reveal export: %s: write failed\n", out_name);
+			rv_cli_error("export", "%s: write failed", out_name);
 			goto out;
 		}
 		rows++;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "reveal export: %s\n", rv_err_text(&err, rc));
+		rv_cli_error("export", "%s", rv_err_text(&err, rc));
 		goto out;
 	}
 	stop = rv_rvl_reader_stopped(r, &off);
@@ -119,16 +119,14 @@ int rv_cmd_export(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc || !csv) {
-		fputs("reveal export: want one FILE.rvl and --csv (see --help)\n", stderr);
-		return RV_EXIT_USAGE;
+		return rv_cli_fail("export", RV_EXIT_USAGE, "want one FILE.rvl and --csv (see --help)");
 	}
 	if (out && !(f = fopen(out, "w"))) {
-		fprintf(stderr, "reveal export: %s: %s\n", out, strerror(errno));
-		return RV_EXIT_FAIL;
+		return rv_cli_fail("export", RV_EXIT_FAIL, "%s: %s", out, strerror(errno));
 	}
 	rc = export_csv(argv[optind], f, out ? out : "standard output");
 	if (out && fclose(f) != 0 && !rc) {
-		fprintf(stderr, "reveal export: %s: %s\n", out, strerror(errno));
+		rv_cli_error("export", "%s: %s", out, strerror(errno));
 		rc = -EIO;
 	}
 	if (rc == -EINVAL || rc == -ENOENT)

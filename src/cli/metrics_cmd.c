@@ -156,9 +156,8 @@ int rv_cmd_metrics(int argc, char **argv)
 			nvml = optarg;
 		} else if (id == 'x') {
 			if (rv_cli_add_exclude(&excl, optarg) != 0) {
-				fprintf(stderr, "reveal metrics: --exclude '%s': empty name or too many\n",
+				return rv_cli_fail("metrics", RV_EXIT_USAGE, "--exclude '%s': empty name or too many",
 					optarg);
-				return RV_EXIT_USAGE;
 			}
 		} else if (id == 'j') {
 			json = 1;
@@ -167,23 +166,21 @@ int rv_cmd_metrics(int argc, char **argv)
 		} else if (id == 'i') {
 			if (rv_cli_parse_size(optarg, INTERVAL_MS_MAX, &interval_ms) != 0 ||
 			    interval_ms == 0) {
-				fprintf(stderr, "reveal metrics: --interval %s: want 1 to %d (ms)\n",
+				return rv_cli_fail("metrics", RV_EXIT_USAGE, "--interval %s: want 1 to %d (ms)",
 					optarg, INTERVAL_MS_MAX);
-				return RV_EXIT_USAGE;
 			}
 		} else {
 			return RV_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "reveal metrics: unexpected argument '%s' (see --help)\n", argv[optind]);
-		return RV_EXIT_USAGE;
+		return rv_cli_fail("metrics", RV_EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
 	}
 	rc = rv_collector_open(&(struct rv_collect_cfg){ .root = root, .nvml_lib = nvml,
 						    .exclude = excl.names, .nexclude = excl.n },
 			       &c, &err);
 	if (rc) {
-		fprintf(stderr, "reveal metrics: %s\n", rv_err_text(&err, rc));
+		rv_cli_error("metrics", "%s", rv_err_text(&err, rc));
 		return rc == -EINVAL ? RV_EXIT_USAGE : RV_EXIT_FAIL;
 	}
 	if (sample) {
@@ -192,7 +189,7 @@ int rv_cmd_metrics(int argc, char **argv)
 		v = calloc(n, sizeof(*v));
 		ok = calloc(n, 1);
 		if (!v || !ok) {
-			fputs("reveal metrics: out of memory\n", stderr);
+			rv_cli_error("metrics", "out of memory");
 			rv_collector_close(c);
 			free(v);
 			free(ok);
@@ -205,7 +202,7 @@ int rv_cmd_metrics(int argc, char **argv)
 	rc = rv_facts_collect(&(struct rv_collect_cfg){ .root = root, .nvml_lib = nvml }, &facts,
 			      &err);
 	if (rc)
-		fprintf(stderr, "reveal metrics: facts: %s\n", rv_err_text(&err, rc));
+		rv_cli_error("metrics", "facts: %s", rv_err_text(&err, rc));
 	if (json)
 		print_json(c, &facts, v, ok);
 	else

@@ -7,7 +7,7 @@
 
 #include "base/strparse.h"
 #include "cli/cli.h"
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 
 struct unit {
 	const char *suffix;

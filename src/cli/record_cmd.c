@@ -23,7 +23,7 @@
 #include "base/log.h"
 #include "cli/cli.h"
 #include "collect/collector.h"
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 #include "record/rvl.h"
 
 enum { PROGRESS_EVERY_S = 1 };
@@ -108,7 +108,7 @@ static int parse_span_s(const char *flag, const char *arg, double *out)
 	struct rv_span sp;
 
 	if (rv_cli_parse_span(arg, &sp) != 0 || !sp.seconds) {
-		fprintf(stderr, "reveal record: %s %s: want a time such as 100ms, 1s, 10m\n", flag, arg);
+		rv_cli_error("record", "%s %s: want a time such as 100ms, 1s, 10m", flag, arg);
 		return -EINVAL;
 	}
 	*out = sp.value;
@@ -161,14 +161,14 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'x':
 			if (rv_cli_add_exclude(&o->exclude, optarg) != 0) {
-				fprintf(stderr, "reveal record: --exclude '%s': empty name or too many\n",
+				rv_cli_error("record", "--exclude '%s': empty name or too many",
 					optarg);
 				return -EINVAL;
 			}
 			break;
 		case 'b':
 			if (rv_cli_parse_size(optarg, 4096, &o->block) != 0 || o->block == 0) {
-				fprintf(stderr, "reveal record: --block %s: want 1 to 4096\n", optarg);
+				rv_cli_error("record", "--block %s: want 1 to 4096", optarg);
 				return -EINVAL;
 			}
 			break;
@@ -180,11 +180,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		}
 	}
 	if (!o->out || optind < argc) {
-		fputs("reveal record: -o FILE.rvl is required, and nothing else (see --help)\n", stderr);
+		rv_cli_error("record", "-o FILE.rvl is required, and nothing else (see --help)");
 		return -EINVAL;
 	}
 	if (o->interval_s < 0.001 || o->interval_s > 3600.0) {
-		fputs("reveal record: --interval must lie between 1ms and 1h\n", stderr);
+		rv_cli_error("record", "--interval must lie between 1ms and 1h");
 		return -EINVAL;
 	}
 	return 0;
@@ -409,15 +409,15 @@ int rv_cmd_record(int argc, char **argv)
 						    .nexclude = o.exclude.n },
 			       &c, &err);
 	if (rc) {
-		fprintf(stderr, "reveal record: %s\n", rv_err_text(&err, rc));
+		rv_cli_error("record", "%s", rv_err_text(&err, rc));
 		return rc == -EINVAL ? RV_EXIT_USAGE : RV_EXIT_FAIL;
 	}
 	if (!o.quiet)
 		for (size_t i = 0; i < rv_collector_nunavail(c); i++)
-			fprintf(stderr, "reveal record: source %s unavailable: %s\n",
+			rv_cli_error("record", "source %s unavailable: %s",
 				rv_collector_unavail_source(c, i), rv_collector_unavail_reason(c, i));
 	if (rv_collector_nraw(c) == 0) {
-		fputs("reveal record: no source could be read: nothing to record\n", stderr);
+		rv_cli_error("record", "no source could be read: nothing to record");
 		rc = -ENODATA;
 		goto out;
 	}
@@ -425,7 +425,7 @@ int rv_cmd_record(int argc, char **argv)
 	if (!rc)
 		rc = segment_open(&sg, &o, c, &err);
 	if (rc) {
-		fprintf(stderr, "reveal record: %s\n", rv_err_text(&err, rc));
+		rv_cli_error("record", "%s", rv_err_text(&err, rc));
 		goto out;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -434,11 +434,11 @@ int rv_cmd_record(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	rc = sample_loop(&o, c, &sg, &v, &ok, &ls, &err);
 	if (rc)
-		fprintf(stderr, "reveal record: %s\n", rv_err_text(&err, rc));
+		rv_cli_error("record", "%s", rv_err_text(&err, rc));
 	int crc = segment_close(&sg, &err);
 
 	if (crc && !rc) {
-		fprintf(stderr, "reveal record: %s\n", rv_err_text(&err, crc));
+		rv_cli_error("record", "%s", rv_err_text(&err, crc));
 		rc = crc;
 	}
 	if (!o.quiet)

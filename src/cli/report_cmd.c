@@ -3,12 +3,16 @@
  * agent's store or from `reveal detect --incidents` output with the data
  * it was run on.
  *
- * This file gathers: incidents (store rows or the incidents JSON), their
- * evidence (stored by the agent, or worked out here from the data with
- * explain/details.c, the code the agent runs), the knowledge base's likely
- * causes (matched now, with the rules given), plot series, the chain and
- * the phases of a cascade (report_links.c); explain/report.c renders. Everything allocated for the report goes into
- * one pool freed at the end.
+ * This file parses the options, loads the rules and writes the report;
+ * report_build.c reads the incidents (store rows, or the incidents JSON
+ * with its data) and hands them to the library: explain/report_build.h
+ * puts each together (evidence stored by the agent or worked out from the
+ * data with explain/details.c, the code the agent runs; the knowledge
+ * base's likely causes, matched now with the rules given; plot series,
+ * the chain and the phases of a cascade), pipeline/report_offline.h
+ * explains an incidents file from its data, explain/report.c renders.
+ * Everything allocated for the report goes into one pool (base/pool.h)
+ * freed at the end.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,11 +25,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/atomicfile.h"
 #include "base/err.h"
+#include "base/severity.h"
 #include "cli/cli.h"
 #include "explain/kb.h"
 #include "explain/report.h"
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 #include "record/csv.h"
 #include "cli/report_int.h"
 
@@ -84,65 +90,7 @@ static const char report_help[] =
 	"Exit status: 0 success (also when no incident passes the filters), 1 a\n"
 	"failure while reading or writing, 2 bad usage or bad input.\n";
 
-/* ------------------------------------------------------------------ pool */
-
-
-void *pool_keep(struct pool *pl, void *p)
-{
-	if (!p) {
-		pl->oom = 1;
-		return NULL;
-	}
-	if (pl->n == pl->cap) {
-		size_t cap = pl->cap ? pl->cap * 2 : 256;
-		void **np = realloc(pl->p, cap * sizeof(*np));
-		if (!np) {
-			free(p);
-			pl->oom = 1;
-			return NULL;
-		}
-		pl->p = np;
-		pl->cap = cap;
-	}
-	pl->p[pl->n++] = p;
-	return p;
-}
-
-void *pool_zalloc(struct pool *pl, size_t n, size_t size)
-{
-	return pool_keep(pl, calloc(n ? n : 1, size));
-}
-
-const char *pool_str(struct pool *pl, const char *s)
-{
-	const char *c = pool_keep(pl, strdup(s ? s : ""));
-	return c ? c : "";
-}
-
-const char *pool_printf(struct pool *pl, const char *fmt, ...)
-{
-	char *s = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	s = pool_keep(pl, s);
-	return s ? s : "";
-}
-
-void pool_free(struct pool *pl)
-{
-	for (size_t i = 0; i < pl->n; i++)
-		free(pl->p[i]);
-	free(pl->p);
-	memset(pl, 0, sizeof(*pl));
-}
-
 /* ---------------------------------------------------------------- options */
-
-static const char *const sev_names[] = { "minor", "major", "critical" };
 
 
 enum {
@@ -153,10 +101,10 @@ enum {
 
 static int usage_error(const char *fmt, const char *a, const char *b)
 {
-	fputs("reveal report: ", stderr);
-	fprintf(stderr, fmt, a, b);
-	fputs(" (see --help)\n", stderr);
-	return RV_EXIT_USAGE;
+	char msg[RV_ERR_MSG_MAX];
+
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	return rv_cli_fail("report", RV_EXIT_USAGE, "%s (see --help)", msg);
 }
 
 /* An age "30m", "2h", "7d", "90s": seconds, or -1 when s is not one. */
@@ -269,7 +217,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 						   " other%s", optarg, "");
 			break;
 		case OPT_MIN_SEV:
-			a->min_sev = parse_enum(optarg, sev_names, 3);
+			a->min_sev = rv_severity_parse(optarg);
 			if (a->min_sev < 0)
 				return usage_error("--min-severity %s: want minor, major or critical%s",
 						   optarg, "");
@@ -339,7 +287,7 @@ static enum rv_report_format pick_format(const struct report_args *a)
 
 /* -------------------------------------------------------------- the rules */
 
-int report_read_file(const char *path, size_t max, char **text, size_t *len)
+int rv_cli_report_read_file(const char *path, size_t max, char **text, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf;
@@ -347,7 +295,7 @@ int report_read_file(const char *path, size_t max, char **text, size_t *len)
 
 	if (!f) {
 		int e = errno;
-		fprintf(stderr, "reveal report: %s: %s\n", path, strerror(e));
+		rv_cli_error("report", "%s: %s", path, strerror(e));
 		return -e;
 	}
 	buf = malloc(max + 1);
@@ -357,7 +305,7 @@ int report_read_file(const char *path, size_t max, char **text, size_t *len)
 	}
 	n = fread(buf, 1, max + 1, f);
 	if (ferror(f) || n > max) {
-		fprintf(stderr, "reveal report: %s: %s\n", path,
+		rv_cli_error("report", "%s: %s", path,
 			n > max ? "too large (more than 1 MiB)" : "read error");
 		fclose(f);
 		free(buf);
@@ -372,17 +320,19 @@ int report_read_file(const char *path, size_t max, char **text, size_t *len)
 
 static struct rv_kb *load_rules(const struct report_args *a)
 {
-	struct rv_kb *kb = rv_kb_new_builtin();
+	struct rv_kb *kb = NULL;
+	struct rv_err berr = { 0 };
+	int brc = rv_kb_new_builtin(&kb, &berr);
 
-	if (!kb) {
-		fputs("reveal report: out of memory\n", stderr);
+	if (brc != 0) {
+		rv_cli_error("report", "%s", rv_err_text(&berr, brc));
 		return NULL;
 	}
 	for (size_t i = 0; i < a->nrules; i++) {
 		struct rv_err err;
 		char *text = NULL;
 		size_t len = 0;
-		int rc = report_read_file(a->rules[i], RULE_FILE_MAX_BYTES, &text, &len);
+		int rc = rv_cli_report_read_file(a->rules[i], RULE_FILE_MAX_BYTES, &text, &len);
 
 		rv_err_clear(&err);
 		if (rc == 0)
@@ -390,7 +340,7 @@ static struct rv_kb *load_rules(const struct report_args *a)
 		free(text);
 		if (rc != 0) {
 			if (err.msg[0])
-				fprintf(stderr, "reveal report: %s\n", err.msg);
+				rv_cli_error("report", "%s", err.msg);
 			rv_kb_free(kb);
 			return NULL;
 		}
@@ -414,60 +364,49 @@ static void list_rules(const struct rv_kb *kb)
 
 /* ------------------------------------------------------------- the command */
 
-/* Writes the report to a.out through OUT.tmp.PID renamed over it, or to
- * standard output. */
+/* Writes the report to a.out, whole or not at all (base/atomicfile.h:
+ * OUT.tmp.PID renamed over it), or to standard output. */
 static int write_report(const struct report_args *a, const struct rv_report *rep)
 {
 	enum rv_report_format fmt = pick_format(a);
-	char *tmp = NULL;
-	FILE *f = stdout;
-	int rc;
+	struct rv_atomicfile af = { .f = stdout };
+	struct rv_err err;
+	int rc = 0;
 
-	if (a->out) {
-		if (asprintf(&tmp, "%s.tmp.%d", a->out, (int)getpid()) < 0)
-			return -ENOMEM;
-		if (!(f = fopen(tmp, "w"))) {
-			rc = -errno;
-			fprintf(stderr, "reveal report: %s: %s\n", tmp, strerror(errno));
-			free(tmp);
-			return rc;
-		}
+	rv_err_clear(&err);
+	if (a->out && (rc = rv_atomicfile_open(&af, a->out, "w", &err)) != 0) {
+		rv_cli_error("report", "%s", rv_err_text(&err, rc));
+		return rc;
 	}
-	rc = rv_report_write(f, rep, fmt, a->summary);
-	if (fflush(f) != 0 || ferror(f))
+	rc = rv_report_write(af.f, rep, fmt, a->summary);
+	if (fflush(af.f) != 0 || ferror(af.f))
 		rc = -EIO;
 	if (a->out) {
-		if (fclose(f) != 0)
-			rc = -EIO;
-		if (rc == 0 && rename(tmp, a->out) != 0)
-			rc = -errno;
-		if (rc != 0) {
-			fprintf(stderr, "reveal report: %s: %s\n", a->out, rv_strerror(rc));
-			unlink(tmp);
-		}
-		free(tmp);
+		rc = rv_atomicfile_close(&af, rc, &err);
+		if (rc != 0)
+			rv_cli_error("report", "%s: %s", a->out, rv_strerror(rc));
 	} else if (rc != 0) {
-		fprintf(stderr, "reveal report: standard output: %s\n", rv_strerror(rc));
+		rv_cli_error("report", "standard output: %s", rv_strerror(rc));
 	}
 	return rc;
 }
 
-static const char *filters_text(struct pool *pl, const struct report_args *a)
+static const char *filters_text(struct rv_pool *pl, const struct report_args *a)
 {
 	static const char *const subs[] = { "cpu", "gpu", "mem", "net", "storage", "other" };
 	const char *t = "";
 
 	if (a->since_text)
-		t = pool_printf(pl, "%s%ssince %s", t, *t ? ", " : "", a->since_text);
+		t = rv_pool_printf(pl, "%s%ssince %s", t, *t ? ", " : "", a->since_text);
 	if (a->until_text)
-		t = pool_printf(pl, "%s%suntil %s", t, *t ? ", " : "", a->until_text);
+		t = rv_pool_printf(pl, "%s%suntil %s", t, *t ? ", " : "", a->until_text);
 	if (a->subsystem >= 0)
-		t = pool_printf(pl, "%s%ssubsystem %s", t, *t ? ", " : "", subs[a->subsystem]);
+		t = rv_pool_printf(pl, "%s%ssubsystem %s", t, *t ? ", " : "", subs[a->subsystem]);
 	if (a->min_sev > 0)
-		t = pool_printf(pl, "%s%sseverity %s or worse", t, *t ? ", " : "",
-				sev_names[a->min_sev]);
+		t = rv_pool_printf(pl, "%s%sseverity %s or worse", t, *t ? ", " : "",
+				rv_severity_name((enum rv_severity)a->min_sev));
 	if (a->id)
-		t = pool_printf(pl, "%s%sincident %llu", t, *t ? ", " : "",
+		t = rv_pool_printf(pl, "%s%sincident %llu", t, *t ? ", " : "",
 				(unsigned long long)a->id);
 	return t;
 }
@@ -476,7 +415,7 @@ int rv_cmd_report(int argc, char **argv)
 {
 	struct report_args a;
 	struct offline_data od = { 0 };
-	struct pool pl = { 0 };
+	struct rv_pool pl = { 0 };
 	struct rv_report rep;
 	struct rv_kb *kb;
 	int rc = parse_args(argc, argv, &a);
@@ -508,15 +447,15 @@ int rv_cmd_report(int argc, char **argv)
 	rep.generated_ts = (double)time(NULL);
 	rep.nrules = rv_kb_count(kb);
 	rep.filters = filters_text(&pl, &a);
-	rc = a.store ? report_from_store(&pl, &a, kb, &rep) : report_from_offline(&pl, &a, kb, &rep, &od);
+	rc = a.store ? rv_cli_report_from_store(&pl, &a, kb, &rep) : rv_cli_report_from_offline(&pl, &a, kb, &rep, &od);
 	if (rc == 0 && pl.oom)
 		rc = -ENOMEM;
 	if (rc == -ENOMEM)
-		fputs("reveal report: out of memory\n", stderr);
+		rv_cli_error("report", "out of memory");
 	if (rc == 0 && write_report(&a, &rep) != 0)
 		rc = -EIO;   /* a failed write is a failure at run time, not bad input */
-	offline_free(&od);
-	pool_free(&pl);
+	rv_cli_offline_free(&od);
+	rv_pool_free(&pl);
 	rv_kb_free(kb);
 	if (rc == 0)
 		return RV_EXIT_OK;

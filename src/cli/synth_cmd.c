@@ -13,7 +13,7 @@
 #include "base/err.h"
 #include "base/log.h"
 #include "cli/cli.h"
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 #include "record/csvwrite.h"
 #include "record/synth.h"
 
@@ -74,7 +74,7 @@ static int write_set(const char *dir, const struct rv_synth_params *p)
 			rv_err_set(&err, rc, "%s: %s", path, rv_strerror(rc));
 	}
 	if (rc)
-		rv_error("%s", rv_err_text(&err, rc));
+		rv_cli_error("synth", "%s", rv_err_text(&err, rc));
 	rv_table_free(train);
 	rv_table_free(test);
 	free(labels);
@@ -99,7 +99,7 @@ static int apply_option(int id, const char *v, struct rv_synth_params *p)
 		*(id == 'T' ? &p->train_s : &p->test_s) = d.value;
 		return 0;
 	}
-	fprintf(stderr, "reveal synth: invalid value '%s' for --%s\n", v,
+	rv_cli_error("synth", "invalid value '%s' for --%s", v,
 		id == 's' ? "seed" : id == 'r' ? "replicas" : id == 'T' ? "train-duration"
 									: "test-duration");
 	return -EINVAL;
@@ -137,12 +137,10 @@ int rv_cmd_synth(int argc, char **argv)
 		}
 	}
 	if (!dir || optind < argc) {
-		fputs("reveal synth: -o DIR is required (see --help)\n", stderr);
-		return RV_EXIT_USAGE;
+		return rv_cli_fail("synth", RV_EXIT_USAGE, "-o DIR is required (see --help)");
 	}
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "reveal synth: %s: %s\n", dir, strerror(errno));
-		return RV_EXIT_FAIL;
+		return rv_cli_fail("synth", RV_EXIT_FAIL, "%s: %s", dir, strerror(errno));
 	}
 	if (write_set(dir, &p) != 0)
 		return RV_EXIT_FAIL;

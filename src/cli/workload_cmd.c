@@ -103,19 +103,16 @@ int rv_cmd_workload(int argc, char **argv)
 		} else if (id == '?') {
 			return RV_EXIT_USAGE;
 		} else if (set_option(id, optarg, &c) != 0) {
-			fprintf(stderr, "reveal workload: invalid value '%s' for --%s\n", optarg,
+			return rv_cli_fail("workload", RV_EXIT_USAGE, "invalid value '%s' for --%s", optarg,
 				opts[idx].name);
-			return RV_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "reveal workload: unexpected argument '%s' (see --help)\n",
+		return rv_cli_fail("workload", RV_EXIT_USAGE, "unexpected argument '%s' (see --help)",
 			argv[optind]);
-		return RV_EXIT_USAGE;
 	}
 	if ((rc = rv_workload_check(&c, &err)) != 0) {
-		fprintf(stderr, "reveal workload: %s\n", rv_err_text(&err, rc));
-		return RV_EXIT_USAGE;
+		return rv_cli_fail_err("workload", RV_EXIT_USAGE, &err, rc);
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
@@ -125,8 +122,7 @@ int rv_cmd_workload(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	rc = rv_workload_run(&c, &stop_flag, NULL, quiet ? NULL : stderr, &err);
 	if (rc) {
-		fprintf(stderr, "reveal workload: %s\n", rv_err_text(&err, rc));
-		return RV_EXIT_FAIL;
+		return rv_cli_fail_err("workload", RV_EXIT_FAIL, &err, rc);
 	}
 	return RV_EXIT_OK;
 }

@@ -24,7 +24,7 @@
 
 #include "collect/collector.h"
 #include "collect/pfile.h"
-#include "collect/registry.h"
+#include "collect/sources.h"
 
 enum { NS_PER_S = 1000000000 };
 

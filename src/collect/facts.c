@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "base/strparse.h"
-#include "collect/nvml_sources.h"
+#include "collect/nvml_facts.h"
 #include "collect/pairs.h"
 #include "collect/pfile.h"
 #include "collect/sysval.h"

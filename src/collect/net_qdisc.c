@@ -30,7 +30,7 @@
  * see its interfaces only: run reveal in the namespace to watch it.
  */
 #include "collect/net_qdisc_int.h"
-#include "collect/procnet_sources.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <linux/netlink.h>

@@ -36,7 +36,7 @@
 
 #include "base/clock.h"
 #include "collect/net_qdisc_int.h"
-#include "collect/procnet_sources.h"
+#include "collect/sources.h"
 #include "collect/qdisc_msg.h"
 #include "derive/derive.h"
 

@@ -21,7 +21,7 @@
  *
  * Not read: NVLink counters, per-process accounting, MIG instances.
  */
-#include "collect/nvml_sources.h"
+#include "collect/sources.h"
 
 #include <dlfcn.h>
 #include <errno.h>

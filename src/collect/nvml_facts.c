@@ -5,7 +5,7 @@
  * the few calls used: no nvml.h). A host without the library gives no GPU
  * facts; nothing here is an error but running out of memory.
  */
-#include "collect/nvml_sources.h"
+#include "collect/nvml_facts.h"
 
 #include <dlfcn.h>
 #include <errno.h>

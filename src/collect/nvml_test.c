@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect/nvml_sources.h"
+#include "collect/sources.h"
 
 enum { MAXCH = 256, PER_GPU = 21 };
 

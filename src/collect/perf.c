@@ -29,7 +29,7 @@
  * (running time 0) reads as invalid. The system calls go through struct
  * rv_perf_ops (perf_int.h) so that tests can stand in for the kernel.
  */
-#include "collect/perf_sources.h"
+#include "collect/sources.h"
 #include "collect/perf_int.h"
 
 #include <errno.h>

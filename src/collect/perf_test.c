@@ -30,7 +30,7 @@
 #include "base/log.h"
 #include "catalog/catalog.h"
 #include "collect/perf_int.h"
-#include "collect/perf_sources.h"
+#include "collect/sources.h"
 
 enum { FAKE_FD0 = 1000, FAKE_MAX = 512, CPU_VALUE = 1000000, TYPE_VALUE = 1000 };
 enum fake_mode { FAKE_NO_PMU, FAKE_ALL, FAKE_DENY, FAKE_NO_PERF };

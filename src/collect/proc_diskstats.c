@@ -18,7 +18,7 @@
  * them. Derived figures (await, utilisation per request) belong to
  * derive/. Devices are matched by name at each sample.
  */
-#include "collect/procnet_sources.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -17,7 +17,7 @@
 
 #include <errno.h>
 
-#include "collect/procnet_sources.h"
+#include "collect/sources.h"
 #include "collect/procnet_test.h"
 
 enum { FULL = 17 };

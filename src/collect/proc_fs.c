@@ -27,7 +27,7 @@
  * A file that cannot be opened has no channels; the source fails only
  * when none of the three opens.
  */
-#include "collect/procmem_sources.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 
 #include <errno.h>
 
-#include "collect/procmem_sources.h"
+#include "collect/sources.h"
 #include "collect/procnet_test.h"
 
 enum { FS_CHANS = 6 };

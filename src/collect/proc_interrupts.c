@@ -34,7 +34,7 @@
  * columns (cpucols.h). A per-CPU total is invalid when some row lacks a
  * number for that CPU (cut short, not a number) or the total passes 2^64.
  */
-#include "collect/procirq_sources.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <stdio.h>

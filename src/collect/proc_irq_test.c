@@ -1,6 +1,6 @@
 /*
  * proc_irq_test.c - unit tests of proc.interrupts, proc.softirqs and
- * proc.softnet (procirq_sources.h): channel names and exact values on the
+ * proc.softnet (sources.h): channel names and exact values on the
  * fixture trees tests/fixtures/collect/irqhost (a 2-CPU VM, as read) and
  * irqhost8 (8 CPUs, a 4-queue NIC and an NVMe drive; CPU 5 offline in
  * softnet_stat), and the damage a sample may meet in files rewritten in a
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "catalog/catalog.h"
-#include "collect/procirq_sources.h"
+#include "collect/sources.h"
 
 enum { PATH_MAX_LEN = 512, BIG_FILE = 1 << 16, BIG_CPUS = 20 };
 

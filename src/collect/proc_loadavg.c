@@ -8,7 +8,7 @@
  * Fields are read left to right: a malformed one invalidates it and every
  * later one, since nothing after it can be trusted to be in its place.
  */
-#include "collect/procmem_sources.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
  * proc_meminfo.c - source "proc.meminfo": /proc/meminfo, and the reader of
- * "key value [kB]" files it shares with proc_vmstat.c (procmem_sources.h).
+ * "key value [kB]" files it shares with proc_vmstat.c (kvsrc.h).
  *
  * Every field of the table below that the file has at open becomes a
  * gauge: mem.<field>_bytes for the kB fields (scale 1024), mem.<field>
@@ -15,7 +15,8 @@
  * hash table that a sample probes once per line without allocating (most
  * lines of /proc/vmstat are not wanted: a miss must be cheap).
  */
-#include "collect/procmem_sources.h"
+#include "collect/kvsrc.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <stdlib.h>

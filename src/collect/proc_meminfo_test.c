@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "collect/procmem_sources.h"
+#include "collect/sources.h"
 
 enum { MAXCH = 128, MEMHOST_FIELDS = 54 };
 

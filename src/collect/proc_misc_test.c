@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "collect/procmem_sources.h"
+#include "collect/sources.h"
 
 enum { MISC_MAXCH = 32, PSI_PER_LINE = 3 };
 

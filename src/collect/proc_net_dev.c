@@ -14,7 +14,7 @@
  * interface leaves its channels invalid; a new one is not followed until
  * the collector reopens.
  */
-#include "collect/procnet_sources.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <stdlib.h>

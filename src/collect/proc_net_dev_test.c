@@ -15,7 +15,7 @@
 
 #include <errno.h>
 
-#include "collect/procnet_sources.h"
+#include "collect/sources.h"
 #include "collect/procnet_test.h"
 
 enum { DEV_FIELDS = 16 };

@@ -10,7 +10,7 @@
  * ones have no InCsumErrors or MemErrors) are simply not channels. The
  * parsing is pairs.c's, shared with proc_netstat.c.
  */
-#include "collect/procnet_sources.h"
+#include "collect/sources.h"
 
 #include <stddef.h>
 

@@ -16,7 +16,7 @@
 
 #include <errno.h>
 
-#include "collect/procnet_sources.h"
+#include "collect/sources.h"
 #include "collect/procnet_test.h"
 
 static void test_snmp_fixture(void **state)

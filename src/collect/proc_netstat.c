@@ -10,7 +10,7 @@
  * units live in catalog/metrics_net.c; the parsing is pairs.c's, shared
  * with proc_net_snmp.c.
  */
-#include "collect/procnet_sources.h"
+#include "collect/sources.h"
 
 #include <stddef.h>
 

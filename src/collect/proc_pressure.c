@@ -15,7 +15,7 @@
  * A file that is absent (or whose metric types the catalog lacks) is
  * skipped; with none at all PSI is off here and open fails with -ENOENT.
  */
-#include "collect/procmem_sources.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <stdio.h>

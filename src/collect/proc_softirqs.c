@@ -13,7 +13,7 @@
  * until the collector reopens. A row that is missing, cut short or not a
  * number in a column leaves the channels it did not give invalid.
  */
-#include "collect/procirq_sources.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <stdlib.h>

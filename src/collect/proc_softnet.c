@@ -19,7 +19,7 @@
  * values that are not hex leave the channels they should have given
  * invalid.
  */
-#include "collect/procirq_sources.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * missing) is a gap in its own channels only; a CPU that was not there at
  * open is not followed until the collector reopens.
  */
-#include "collect/source.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -15,7 +15,8 @@
  * the THP and NUMA lines). Catalog lines: metrics_mem.c. The parsing is
  * the key-value reader of proc_meminfo.c.
  */
-#include "collect/procmem_sources.h"
+#include "collect/kvsrc.h"
+#include "collect/sources.h"
 
 #define COUNT(key) { #key, "mem." #key, RV_KV_ONE, 0 }
 #define SUM(key) { #key, "mem." #key, RV_KV_ONE, 1 }

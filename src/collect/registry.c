@@ -1,7 +1,7 @@
 /*
  * registry.c - the one list of sources, in sampling order.
  */
-#include "collect/registry.h"
+#include "collect/sources.h"
 
 const struct rv_source *const rv_sources[] = {
 	&rv_src_proc_stat,

@@ -42,7 +42,8 @@
  * that reads malformed adds nothing that sweep: its increment comes with
  * its next good read.
  */
-#include "collect/sysfs_sources.h"
+#include "collect/sources.h"
+#include "collect/sys_cgroup.h"
 
 #include <dirent.h>
 #include <errno.h>

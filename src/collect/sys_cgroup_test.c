@@ -28,7 +28,8 @@
 #include <unistd.h>
 
 #include "catalog/catalog.h"
-#include "collect/sysfs_sources.h"
+#include "collect/sources.h"
+#include "collect/sys_cgroup.h"
 
 /* Allocation counting as in collector_test.c; not under AddressSanitizer,
  * which owns malloc. */

@@ -7,7 +7,7 @@
  * channel; when none has one the source does not open (-ENOENT). A CPU
  * that goes offline reads as an error: a gap in its channel only.
  */
-#include "collect/sysfs_sources.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,13 +22,13 @@ enum { MAX_CPUS = 8192 };
 static int cpufreq_open(const struct rv_collect_cfg *cfg, void **state,
 			struct rv_chanlist *chans, struct rv_err *err)
 {
-	struct rv_sysvals *sv = rv_sysvals_new(chans);
+	struct rv_sysvals *sv = NULL;
 	uint32_t *ids = malloc(MAX_CPUS * sizeof(*ids));
 	char dir[RV_SYSVAL_PATH_MAX], path[RV_SYSVAL_PATH_MAX], inst[32];
 	size_t n = 0;
 	int rc = 0, denied = 0;
 
-	if (!sv || !ids) {
+	if (rv_sysvals_new(chans, &sv) != 0 || !ids) {
 		rc = rv_err_set(err, -ENOMEM, "sys.cpufreq: out of memory");
 		goto fail;
 	}

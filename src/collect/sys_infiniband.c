@@ -13,7 +13,7 @@
  * A counter file the driver lacks has no channel. -ENOENT when no device
  * exists.
  */
-#include "collect/sysfs_sources.h"
+#include "collect/sources.h"
 
 #include <stdio.h>
 

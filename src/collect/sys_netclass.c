@@ -10,7 +10,7 @@
  * Interfaces are found at open; one that appears later is not followed
  * until the collector reopens, one that goes away reads as gaps.
  */
-#include "collect/sysfs_sources.h"
+#include "collect/sources.h"
 
 #include <string.h>
 

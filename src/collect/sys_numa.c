@@ -11,7 +11,7 @@
  * key at every sample, so their order does not matter. -ENOENT when no
  * node directory exists (a kernel without CONFIG_NUMA).
  */
-#include "collect/sysfs_sources.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <stdio.h>

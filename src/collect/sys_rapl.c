@@ -10,7 +10,7 @@
  * backwards and leaves a gap. Since Linux 5.10 energy_uj is readable by
  * root only: open then fails with -EACCES, "not permitted".
  */
-#include "collect/sysfs_sources.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -60,14 +60,14 @@ static int add_zone(struct rv_sysvals *sv, struct rv_chanlist *chans, const char
 static int rapl_open(const struct rv_collect_cfg *cfg, void **state,
 		     struct rv_chanlist *chans, struct rv_err *err)
 {
-	struct rv_sysvals *sv = rv_sysvals_new(chans);
+	struct rv_sysvals *sv = NULL;
 	uint32_t pkgs[MAX_ZONES], subs[MAX_ZONES];
 	char dir[RV_SYSVAL_PATH_MAX], zone[NAME_LEN];
 	size_t np = 0, ns = 0;
 	struct rv_err deny = { 0 };
 	int rc = 0;
 
-	if (!sv)
+	if (rv_sysvals_new(chans, &sv) != 0)
 		return rv_err_set(err, -ENOMEM, "sys.rapl: out of memory");
 	if (rv_sysval_path(dir, "%s/sys/class/powercap", cfg->root)) {
 		rc = rv_err_set(err, -ENAMETOOLONG, "%s: path too long", cfg->root);

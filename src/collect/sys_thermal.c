@@ -14,7 +14,7 @@
  * sensor that fails to read (a zone that is off, a removed device) is a
  * gap in its own channel.
  */
-#include "collect/sysfs_sources.h"
+#include "collect/sources.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -91,14 +91,14 @@ static int add_zone(struct rv_sysvals *sv, struct rv_chanlist *chans, const char
 static int thermal_open(const struct rv_collect_cfg *cfg, void **state,
 			struct rv_chanlist *chans, struct rv_err *err)
 {
-	struct rv_sysvals *sv = rv_sysvals_new(chans);
+	struct rv_sysvals *sv = NULL;
 	uint32_t *ids = malloc(MAX_DEVS * sizeof(*ids));
 	uint32_t *sensors = malloc(MAX_SENSORS * sizeof(*sensors));
 	char hwdir[RV_SYSVAL_PATH_MAX], tzdir[RV_SYSVAL_PATH_MAX];
 	size_t n = 0;
 	int rc = 0;
 
-	if (!sv || !ids || !sensors) {
+	if (rv_sysvals_new(chans, &sv) != 0 || !ids || !sensors) {
 		rc = rv_err_set(err, -ENOMEM, "sys.thermal: out of memory");
 		goto out;
 	}

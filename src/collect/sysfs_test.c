@@ -1,5 +1,5 @@
 /*
- * sysfs_test.c - the /sys sources (sysfs_sources.h) on the fixture tree
+ * sysfs_test.c - the /sys sources (sources.h) on the fixture tree
  * tests/fixtures/collect/syshost: channel names and order, scales, exact
  * raw values; then on small trees written to a temp dir: missing
  * directories and files (open fails naming the path), attributes that
@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "catalog/catalog.h"
-#include "collect/sysfs_sources.h"
+#include "collect/sources.h"
 #include "collect/sysval.h"
 
 enum { MAX_CH = 256, PATH_LEN = 512 };

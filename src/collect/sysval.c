@@ -67,13 +67,13 @@ int rv_sysvals_add(struct rv_sysvals *s, struct rv_chanlist *chans, const char *
 	return 0;
 }
 
-struct rv_sysvals *rv_sysvals_new(const struct rv_chanlist *chans)
+int rv_sysvals_new(const struct rv_chanlist *chans, struct rv_sysvals **out)
 {
-	struct rv_sysvals *s = malloc(sizeof(*s));
-
-	if (s)
-		rv_sysvals_init(s, chans);
-	return s;
+	*out = malloc(sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	rv_sysvals_init(*out, chans);
+	return 0;
 }
 
 void rv_sysvals_sample_src(void *state, double *raw, uint8_t *valid)
@@ -324,13 +324,13 @@ int rv_sysvals_open_each(const struct rv_collect_cfg *cfg, const char *rel, cons
 				    const char *dir, const char *name, struct rv_err *err),
 			 void **state, struct rv_chanlist *chans, struct rv_err *err)
 {
-	struct rv_sysvals *sv = rv_sysvals_new(chans);
+	struct rv_sysvals *sv = NULL;
 	char (*names)[RV_SYSVAL_NAME_MAX] = malloc(MAX_ENTRIES * sizeof(*names));
 	char dir[RV_SYSVAL_PATH_MAX];
 	size_t n = 0;
 	int rc = 0;
 
-	if (!sv || !names) {
+	if (rv_sysvals_new(chans, &sv) != 0 || !names) {
 		rc = rv_err_set(err, -ENOMEM, "%s%s: out of memory", cfg->root, rel);
 		goto out;
 	}

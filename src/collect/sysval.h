@@ -62,11 +62,11 @@ void rv_sysvals_sample(const struct rv_sysvals *s, double *raw, uint8_t *valid);
 void rv_sysvals_fini(struct rv_sysvals *s);
 
 /*
- * The state of a source that is nothing but such files: new (NULL when
- * out of memory), and sample and close with the source signatures (close
- * of NULL is a no-op).
+ * The state of a source that is nothing but such files: new (in *out: 0,
+ * or -ENOMEM with *out NULL), and sample and close with the source
+ * signatures (close of NULL is a no-op).
  */
-struct rv_sysvals *rv_sysvals_new(const struct rv_chanlist *chans);
+int rv_sysvals_new(const struct rv_chanlist *chans, struct rv_sysvals **out);
 void rv_sysvals_sample_src(void *state, double *raw, uint8_t *valid);
 void rv_sysvals_free(void *state);
 

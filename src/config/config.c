@@ -39,7 +39,6 @@ _Static_assert(sizeof(enum rv_cfg_preset) == sizeof(int), "enums are stored as i
 
 static const char *const level_names[] = { "error", "warn", "info", "debug", NULL };
 static const char *const preset_names[] = { "default", "paper", NULL };
-static const char *const severity_names[] = { "minor", "major", "critical", NULL };
 _Static_assert(RV_LOG_ERROR == 0 && RV_LOG_DEBUG == 3, "level_names follows enum rv_log_level");
 
 const struct rv_cfg_section rv_cfg_sections[] = {
@@ -95,7 +94,7 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	{ "detect", "incident_min", K_UINT, FIELD(detect.incident_min), 1, 1000, 0, NULL,
 	  "Flagged windows an incident needs." },
 	{ "detect", "report_severity", K_ENUM, FIELD(detect.report_severity), 0, 0, 0,
-	  severity_names,
+	  rv_severity_names,
 	  "An incident is reported as soon as it has incident_min windows and "
 	  "reaches this severity (peak score over 2x the threshold: major, over "
 	  "5x: critical); a weaker one only after minor_min windows." },

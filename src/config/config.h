@@ -33,6 +33,7 @@
 
 #include "base/err.h"
 #include "base/log.h"
+#include "base/severity.h"
 
 enum {
 	RV_CFG_STR_MAX = 256,          /* host, http.listen (with the NUL) */
@@ -51,7 +52,12 @@ struct rv_cfg_span {
 };
 
 enum rv_cfg_preset { RV_CFG_PRESET_DEFAULT, RV_CFG_PRESET_PAPER };
-enum rv_cfg_severity { RV_CFG_SEV_MINOR, RV_CFG_SEV_MAJOR, RV_CFG_SEV_CRITICAL };
+/* base/severity.h's, under the names the agent uses */
+enum rv_cfg_severity {
+	RV_CFG_SEV_MINOR = RV_SEV_MINOR,
+	RV_CFG_SEV_MAJOR = RV_SEV_MAJOR,
+	RV_CFG_SEV_CRITICAL = RV_SEV_CRITICAL,
+};
 
 /* Durations are seconds (double), sizes bytes; 0 means "never" / "keep" /
  * "none" where the key's description says so. Strings are NUL-terminated

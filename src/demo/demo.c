@@ -38,7 +38,7 @@ static const double FIT_WAIT_S = 60.0;
 
 static int path_in(char *buf, const char *dir, const char *name, struct rv_err *err);
 
-double demo_now_s(void)
+double rv_demo_now_s(void)
 {
 	struct timespec ts;
 
@@ -66,12 +66,12 @@ static void clear_status(struct demo *d)
 	}
 }
 
-void demo_say(struct demo *d, const char *fmt, ...)
+void rv_demo_say(struct demo *d, const char *fmt, ...)
 {
 	va_list ap;
 
 	clear_status(d);
-	fprintf(d->o->out, "[%3.0fs] ", demo_now_s() - d->t_start);
+	fprintf(d->o->out, "[%3.0fs] ", rv_demo_now_s() - d->t_start);
 	va_start(ap, fmt);
 	vfprintf(d->o->out, fmt, ap);
 	va_end(ap);
@@ -86,7 +86,7 @@ static void status(struct demo *d, const char *fmt, ...)
 
 	if (!d->o->tty)
 		return;
-	fprintf(d->o->out, "\r\033[K[%3.0fs] ", demo_now_s() - d->t_start);
+	fprintf(d->o->out, "\r\033[K[%3.0fs] ", rv_demo_now_s() - d->t_start);
 	va_start(ap, fmt);
 	vfprintf(d->o->out, fmt, ap);
 	va_end(ap);
@@ -138,22 +138,22 @@ static int child_died(struct demo *d, struct rv_err *err)
 static int wait_for(struct demo *d, double seconds, int next, int (*done)(struct demo *),
 		    const char *what, struct rv_err *err)
 {
-	const double t_end = demo_now_s() + seconds;
+	const double t_end = rv_demo_now_s() + seconds;
 	const struct timespec nap = { 0, (long)(TICK_S * 1e9) };
 
-	while (demo_now_s() < t_end) {
+	while (rv_demo_now_s() < t_end) {
 		int rc;
 
 		if (*d->o->stop)
 			return -EINTR;
 		if ((rc = child_died(d, err)) != 0)
 			return rc;
-		demo_poll_events(d);
+		rv_demo_poll_events(d);
 		sample_job(d, next);
 		if (done && done(d))
 			return 0;
 		if (what)
-			status(d, "%s (%.0f s left)", what, fmax(0.0, t_end - demo_now_s()));
+			status(d, "%s (%.0f s left)", what, fmax(0.0, t_end - rv_demo_now_s()));
 		nanosleep(&nap, NULL);
 	}
 	return 0;
@@ -167,7 +167,7 @@ static int none_open(struct demo *d)
 /* No incident open, and none for QUIET_S (d->busy_t: when one last was). */
 static int quiet(struct demo *d)
 {
-	double now = demo_now_s();
+	double now = rv_demo_now_s();
 
 	if (d->open)
 		d->busy_t = now;
@@ -186,9 +186,9 @@ static int inject(struct demo *d, int i, struct rv_err *err)
 	struct fault *f = &d->f[i];
 	int rc;
 
-	demo_say(d, "fault %d/%d: %s -- %s, for %.0f s", i + 1, RV_DEMO_FAULTS, f->title, f->how,
+	rv_demo_say(d, "fault %d/%d: %s -- %s, for %.0f s", i + 1, RV_DEMO_FAULTS, f->title, f->how,
 	    d->o->fault_s);
-	f->t0 = demo_now_s();
+	f->t0 = rv_demo_now_s();
 	if (f->kind == FAULT_STRESS) {
 		char log[PATH_LEN];
 
@@ -239,7 +239,7 @@ static void uninject(struct demo *d, int i)
 		if (rv_spawn(argv, NULL, &pid, NULL) == 0)
 			rv_wait_child(pid, 10.0, &status);
 	}
-	f->t1 = demo_now_s();
+	f->t1 = rv_demo_now_s();
 	d->active = -1;
 }
 
@@ -481,7 +481,7 @@ static int run_timeline(struct demo *d, struct rv_err *err)
 {
 	int rc;
 
-	demo_say(d, "the agent learns what normal looks like on this host for %.0f s, sampling "
+	rv_demo_say(d, "the agent learns what normal looks like on this host for %.0f s, sampling "
 	       "every 200 ms", d->o->learn_s);
 	rc = wait_for(d, d->o->learn_s + FIT_WAIT_S, 0, model_exists, "learning", err);
 	if (rc)
@@ -489,13 +489,13 @@ static int run_timeline(struct demo *d, struct rv_err *err)
 	if (!model_exists(d))
 		return rv_err_set(err, -ETIMEDOUT, "the agent did not finish learning; see "
 				  "%s/agent.log", d->dir);
-	demo_say(d, "learned; the agent is detecting. Now the faults, one after the other.");
+	rv_demo_say(d, "learned; the agent is detecting. Now the faults, one after the other.");
 	rc = wait_for(d, QUIET_S, 0, NULL, "detecting", err);
 	for (int i = 0; !rc && i < RV_DEMO_FAULTS; i++) {
 		/* a fault that begins inside an open incident only extends it (the
 		 * wait after fault 1 is the one before fault 2) */
 		if (i == 0 && !none_open(d)) {
-			demo_say(d, "an incident is open; waiting up to %.0f s for it to close before "
+			rv_demo_say(d, "an incident is open; waiting up to %.0f s for it to close before "
 			       "fault %d", CLOSE_WAIT_S, i + 1);
 			rc = wait_for(d, CLOSE_WAIT_S, i, none_open, "waiting", err);
 			if (rc)
@@ -505,7 +505,7 @@ static int run_timeline(struct demo *d, struct rv_err *err)
 		uninject(d, i);
 		if (rc)
 			break;
-		demo_say(d, "fault %d stopped; waiting for the incident to close", i + 1);
+		rv_demo_say(d, "fault %d stopped; waiting for the incident to close", i + 1);
 		rc = wait_for(d, MIN_GAP_S, i + 1, NULL, "recovering", err);
 		if (!rc)
 			rc = wait_for(d, CLOSE_WAIT_S - MIN_GAP_S, i + 1, none_open, "recovering",
@@ -514,7 +514,7 @@ static int run_timeline(struct demo *d, struct rv_err *err)
 		 * that began in an after-effect of the last one would be taken
 		 * for that, or be its follow-on phase */
 		if (!rc && i + 1 < RV_DEMO_FAULTS) {
-			d->busy_t = demo_now_s();
+			d->busy_t = rv_demo_now_s();
 			rc = wait_for(d, CLOSE_WAIT_S, i + 1, quiet, "recovering", err);
 		}
 	}
@@ -533,7 +533,7 @@ static void finish(struct demo *d)
 		rv_stop_child(d->workload, 5.0);
 		d->workload = 0;
 	}
-	demo_poll_events(d);
+	rv_demo_poll_events(d);
 	if (d->ev)
 		fclose(d->ev);
 	d->ev = NULL;
@@ -546,7 +546,7 @@ int rv_demo_run(const struct rv_demo_opts *o, struct rv_demo_result *res, struct
 	int netns = 0, rc;
 
 	memset(res, 0, sizeof(*res));
-	d.t_start = demo_now_s();
+	d.t_start = rv_demo_now_s();
 	if (!rv_have_program("stress-ng"))
 		return rv_err_set(err, -ENOENT, "stress-ng is not installed: `make deps` or "
 				  "`apt-get install stress-ng` installs it");
@@ -557,10 +557,10 @@ int rv_demo_run(const struct rv_demo_opts *o, struct rv_demo_result *res, struct
 		struct rv_err why = { 0 };
 
 		if (!rv_have_program("nft"))
-			demo_say(&d, "note: nft (nftables) is not installed, so no packet loss: a disk "
+			rv_demo_say(&d, "note: nft (nftables) is not installed, so no packet loss: a disk "
 				"write storm instead");
 		else if ((rc = rv_netns_private(&why)) != 0)
-			demo_say(&d, "note: %s; so no packet loss: a disk write storm instead",
+			rv_demo_say(&d, "note: %s; so no packet loss: a disk write storm instead",
 			    rv_err_text(&why, rc));
 		else
 			netns = 1;
@@ -587,8 +587,9 @@ int rv_demo_run(const struct rv_demo_opts *o, struct rv_demo_result *res, struct
 		rc = rv_spawn_fn(job_main, &d, log, &d.workload, err);
 	}
 	if (!rc) {
-		demo_say(&d, "started the training-like job: 2 processes doing matrix steps and a "
-			"loopback all-reduce%s", netns ? " in a private network namespace" : "");
+		rv_demo_say(&d, "started the training-like job: 2 processes doing matrix steps"
+			" and a loopback all-reduce%s",
+			netns ? " in a private network namespace" : "");
 		rc = start_agent(&d, err);
 	}
 	if (!rc)
@@ -607,11 +608,11 @@ int rv_demo_run(const struct rv_demo_opts *o, struct rv_demo_result *res, struct
 		}
 	}
 	if (!rc) {
-		demo_say(&d, "writing the report");
+		rv_demo_say(&d, "writing the report");
 		if (write_report(&d) == 0)
 			copy_str(res->report, sizeof(res->report), d.report);
 	}
-	res->elapsed_s = demo_now_s() - d.t_start;
+	res->elapsed_s = rv_demo_now_s() - d.t_start;
 	if (!rc || rc == -EINTR)
 		write_summary(&d);
 	if (!rc)

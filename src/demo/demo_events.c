@@ -55,7 +55,7 @@ static void on_open(struct demo *d, long id, const struct rv_json *ev, double t)
 	if (prev) {
 		if (pf)
 			track(d, id, (int)(pf - d->f), t, 1);
-		demo_say(d, ">>> incident %ld opened: a follow-on phase of incident %ld (subsystem %s, "
+		rv_demo_say(d, ">>> incident %ld opened: a follow-on phase of incident %ld (subsystem %s, "
 		       "top signal %s)", id, prev, sub, top);
 		if (pf)
 			return;
@@ -69,7 +69,7 @@ static void on_open(struct demo *d, long id, const struct rv_json *ev, double t)
 		track(d, id, i, t, 0);
 		r->close_s = NAN;   /* until this one closes */
 		if (f->incident >= 0) {
-			demo_say(d, ">>> incident %ld opened during fault %d (subsystem %s, top signal %s)",
+			rv_demo_say(d, ">>> incident %ld opened during fault %d (subsystem %s, top signal %s)",
 			    id, i + 1, sub, top);
 			return;
 		}
@@ -77,14 +77,14 @@ static void on_open(struct demo *d, long id, const struct rv_json *ev, double t)
 		r->detected = 1;
 		r->ttd_s = t - f->t0;
 		copy_str(r->subsystem, sizeof(r->subsystem), sub);
-		demo_say(d, ">>> incident %ld opened %.1f s after the fault began (so far: subsystem "
+		rv_demo_say(d, ">>> incident %ld opened %.1f s after the fault began (so far: subsystem "
 		       "%s, top signal %s)", id, r->ttd_s, sub, top);
 		return;
 	}
 	if (prev)
 		return;   /* the false alarm it follows was counted */
 	d->res->other_incidents++;
-	demo_say(d, ">>> incident %ld opened outside the faults (a false alarm): subsystem %s, "
+	rv_demo_say(d, ">>> incident %ld opened outside the faults (a false alarm): subsystem %s, "
 	       "top signal %s", id, sub, top);
 }
 
@@ -103,7 +103,7 @@ static void on_unlinked(struct demo *d, long id, const struct rv_json *ev)
 		d->ntracked--;
 		memmove(&d->tracked[i], &d->tracked[i + 1],
 			(size_t)(d->ntracked - i) * sizeof(d->tracked[0]));
-		demo_say(d, "    incident %ld is no follow-on phase after all: it grew stronger than "
+		rv_demo_say(d, "    incident %ld is no follow-on phase after all: it grew stronger than "
 			    "the incident it followed", id);
 		d->open--;
 		on_open(d, id, ev, t);
@@ -123,7 +123,7 @@ static void on_close(struct demo *d, long id, const struct rv_json *ev)
 
 	d->open -= d->open > 0;
 	if (f && first_phase) {
-		double tc = f->t1 > 0 ? demo_now_s() - f->t1 : 0;
+		double tc = f->t1 > 0 ? rv_demo_now_s() - f->t1 : 0;
 
 		d->res->fault[f - d->f].close_s = tc > 0 ? tc : 0;
 	}
@@ -136,11 +136,11 @@ static void on_close(struct demo *d, long id, const struct rv_json *ev)
 		r->confidence = conf;
 	}
 	if (title)
-		demo_say(d, "    incident %ld closed after %.0f s: subsystem %s; likely cause: %s "
-		       "(confidence %.0f %%)", id, dur, sub, title, 100.0 * conf);
+		rv_demo_say(d, "    incident %ld closed after %.0f s: subsystem %s;"
+			    " likely cause: %s (confidence %.0f %%)", id, dur, sub, title, 100.0 * conf);
 	else
-		demo_say(d, "    incident %ld closed after %.0f s: subsystem %s; no rule matched, "
-		       "see the report's top signals", id, dur, sub);
+		rv_demo_say(d, "    incident %ld closed after %.0f s: subsystem %s;"
+			    " no rule matched, see the report's top signals", id, dur, sub);
 }
 
 static void handle_line(struct demo *d, const char *text, size_t len)
@@ -156,7 +156,7 @@ static void handle_line(struct demo *d, const char *text, size_t len)
 	kind = rv_json_str(rv_json_get(ev, "event"), "");
 	if (rv_json_i64(rv_json_get(ev, "id"), &id) == 0) {
 		if (strcmp(kind, "open") == 0)
-			on_open(d, (long)id, ev, demo_now_s());
+			on_open(d, (long)id, ev, rv_demo_now_s());
 		else
 			on_unlinked(d, (long)id, ev);
 		if (strcmp(kind, "close") == 0)
@@ -166,7 +166,7 @@ static void handle_line(struct demo *d, const char *text, size_t len)
 }
 
 /* Reads the complete lines the agent appended since the last call. */
-void demo_poll_events(struct demo *d)
+void rv_demo_poll_events(struct demo *d)
 {
 	char buf[8192];
 	size_t n;

@@ -68,11 +68,11 @@ static inline void copy_str(char *dst, size_t n, const char *src)
 }
 
 /* Wall-clock seconds. */
-double demo_now_s(void);
+double rv_demo_now_s(void);
 /* A line of the demo's narration, with the seconds since its start. */
-void demo_say(struct demo *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rv_demo_say(struct demo *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Reads the complete event lines the agent appended since the last call
  * and follows its incidents: which fault each belongs to, its blame. */
-void demo_poll_events(struct demo *d);
+void rv_demo_poll_events(struct demo *d);
 
 #endif

@@ -3,9 +3,9 @@
  * fitting and thresholds are in ensemble_fit.c. See ensemble.h for the
  * contract.
  *
- * The zscore detector has no state beyond the feature scaler; pca and
- * iforest work on the standardized features; spe works on the standardized
- * raw window with its own scaler and PCA.
+ * The detectors come from the table (detector.h) and are never named
+ * here: each reads the standardized features (scaler fs) or the
+ * standardized raw window (scaler rs), as its descriptor says.
  */
 #include "detect/ensemble.h"
 #include "detect/ensemble_int.h"
@@ -28,20 +28,11 @@
 struct rv_ens_scratch {
 	float *z, *rz;
 	double *contrib;     /* max(fs.nout, rs.nout) */
-	double *pscratch;    /* PCA scratch, the larger of both */
-	double *shares;      /* RV_DET_COUNT x nchan per-detector channel shares */
-	double *sel;         /* 2 x fs.nout, for the zscore top-share selection */
+	double *shares;      /* ndet x nchan per-detector channel shares */
+	double *sel;         /* 2 x fs.nout, for the zscore attribution */
 	double guess;        /* the last window's zscore cut, a start for the next */
 	float *zb, *rzb;     /* RV_ENS_BATCH standardized feature / raw rows */
-	float *pb;           /* PCA batch scratch, the larger of both */
-	double *col;         /* RV_ENS_BATCH scores of one detector */
-};
-
-static const char *const det_names[RV_DET_COUNT] = {
-	[RV_DET_ZSCORE] = "zscore",
-	[RV_DET_PCA] = "pca",
-	[RV_DET_IFOREST] = "iforest",
-	[RV_DET_SPE] = "spe",
+	void *det[RV_DET_MAX];  /* each enabled detector's own scratch */
 };
 
 static const char *const attr_names[RV_ATTR_COUNT] = {
@@ -54,22 +45,9 @@ static const char *const fusion_names[RV_FUSE_COUNT] = {
 	[RV_FUSE_SCORE] = "score",
 };
 
-const char *rv_det_name(enum rv_det d)
-{
-	return d < RV_DET_COUNT ? det_names[d] : "?";
-}
-
 const char *rv_fusion_name(enum rv_fusion f)
 {
 	return f < RV_FUSE_COUNT ? fusion_names[f] : "?";
-}
-
-int rv_det_parse(const char *name)
-{
-	for (int d = 0; d < RV_DET_COUNT; d++)
-		if (strcmp(name, det_names[d]) == 0)
-			return d;
-	return -1;
 }
 
 int rv_attribution_parse(const char *name)
@@ -88,9 +66,19 @@ int rv_fusion_parse(const char *name)
 	return -1;
 }
 
-int rv_ens_enabled(const struct rv_ensemble *e, enum rv_det d)
+int rv_ens_enabled(const struct rv_ensemble *e, int d)
 {
-	return (e->cfg.enabled & RV_DET_BIT(d)) != 0;
+	return d >= 0 && d < e->ndet && (e->cfg.enabled & RV_DET_BIT(d)) != 0;
+}
+
+int rv_ens_uses_raw(const struct rv_ensemble *e)
+{
+	return (e->cfg.enabled & rv_det_input_mask(RV_DET_IN_RAW)) != 0;
+}
+
+const struct rv_scaler *rv_ens_scaler(const struct rv_ensemble *e, int d)
+{
+	return rv_det_ops(d)->input == RV_DET_IN_RAW ? &e->rs : &e->fs;
 }
 
 void rv_ens_free(struct rv_ensemble *e)
@@ -101,48 +89,50 @@ void rv_ens_free(struct rv_ensemble *e)
 	free(e->raw_chan);
 	rv_scaler_fini(&e->fs);
 	rv_scaler_fini(&e->rs);
-	rv_pca_free(e->pca);
-	rv_pca_free(e->spe);
-	rv_iforest_free(e->ifo);
+	for (int d = 0; d < e->ndet; d++)
+		if (e->state[d] && rv_det_ops(d)->free)
+			rv_det_ops(d)->free(e->state[d]);
 	free(e);
 }
 
-static size_t batch_scratch_len(const struct rv_ensemble *e)
+/* Each enabled detector's scratch (detector.h: scratch_len bytes). */
+static int det_scratch_new(const struct rv_ensemble *e, struct rv_ens_scratch *s)
 {
-	size_t a = e->pca ? rv_pca_batch_scratch_len(e->pca, RV_ENS_BATCH) : 1;
-	size_t b = e->spe ? rv_pca_batch_scratch_len(e->spe, RV_ENS_BATCH) : 1;
+	for (int d = 0; d < e->ndet; d++) {
+		const struct rv_detector_ops *o = rv_det_ops(d);
+		size_t len;
 
-	return a > b ? a : b;
+		if (!rv_ens_enabled(e, d))
+			continue;
+		len = o->scratch_len ? o->scratch_len(e->state[d], rv_ens_scaler(e, d)->nout) : 0;
+		if (!(s->det[d] = calloc(1, len ? len : 1)))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
-struct rv_ens_scratch *rv_ens_scratch_new(const struct rv_ensemble *e)
+int rv_ens_scratch_new(const struct rv_ensemble *e, struct rv_ens_scratch **out)
 {
 	struct rv_ens_scratch *s = calloc(1, sizeof(*s));
 	size_t nc = e->fs.nout > e->rs.nout ? e->fs.nout : e->rs.nout;
-	size_t np = 1;
 
+	*out = NULL;
 	if (!s)
-		return NULL;
-	if (e->pca && rv_pca_scratch_len(e->pca) > np)
-		np = rv_pca_scratch_len(e->pca);
-	if (e->spe && rv_pca_scratch_len(e->spe) > np)
-		np = rv_pca_scratch_len(e->spe);
+		return -ENOMEM;
 	s->z = calloc(e->fs.nout ? e->fs.nout : 1, sizeof(*s->z));
 	s->rz = calloc(e->rs.nout ? e->rs.nout : 1, sizeof(*s->rz));
 	s->contrib = calloc(nc ? nc : 1, sizeof(*s->contrib));
-	s->pscratch = calloc(np, sizeof(*s->pscratch));
-	s->shares = calloc(RV_DET_COUNT * (e->nchan ? e->nchan : 1), sizeof(*s->shares));
+	s->shares = calloc((size_t)e->ndet * (e->nchan ? e->nchan : 1), sizeof(*s->shares));
 	s->sel = calloc(2 * (e->fs.nout ? e->fs.nout : 1), sizeof(*s->sel));
 	s->zb = malloc(RV_ENS_BATCH * (e->fs.nout ? e->fs.nout : 1) * sizeof(*s->zb));
 	s->rzb = malloc(RV_ENS_BATCH * (e->rs.nout ? e->rs.nout : 1) * sizeof(*s->rzb));
-	s->pb = malloc(batch_scratch_len(e) * sizeof(*s->pb));
-	s->col = malloc(RV_ENS_BATCH * sizeof(*s->col));
-	if (!s->z || !s->rz || !s->contrib || !s->pscratch || !s->shares || !s->sel || !s->zb ||
-	    !s->rzb || !s->pb || !s->col) {
+	if (!s->z || !s->rz || !s->contrib || !s->shares || !s->sel || !s->zb || !s->rzb ||
+	    det_scratch_new(e, s) != 0) {
 		rv_ens_scratch_free(s);
-		return NULL;
+		return -ENOMEM;
 	}
-	return s;
+	*out = s;
+	return 0;
 }
 
 void rv_ens_scratch_free(struct rv_ens_scratch *s)
@@ -152,13 +142,12 @@ void rv_ens_scratch_free(struct rv_ens_scratch *s)
 	free(s->z);
 	free(s->rz);
 	free(s->contrib);
-	free(s->pscratch);
 	free(s->zb);
 	free(s->rzb);
-	free(s->pb);
-	free(s->col);
 	free(s->shares);
 	free(s->sel);
+	for (int d = 0; d < RV_DET_MAX; d++)
+		free(s->det[d]);
 	free(s);
 }
 
@@ -177,54 +166,43 @@ static void add_channel_shares(const double *contrib, const struct rv_scaler *sc
 		chan_weight[chan[sc->keep[o]]] += weight * contrib[o] / total;
 }
 
-/* Raw scores of every enabled detector; contributions go to per-detector
- * channel shares in `shares` (RV_DET_COUNT x nchan) when it is not NULL. */
-static void score_raw(const struct rv_ensemble *e, const float *feat, const float *raw,
-		      struct rv_ens_scratch *s, double *score, double *shares)
+/* Per-detector channel shares of every enabled detector into `shares`
+ * (ndet x nchan), from its contributions to one window. */
+static void detector_shares(const struct rv_ensemble *e, const float *feat, const float *raw,
+			    struct rv_ens_scratch *s, double *shares)
 {
-	double *c = shares ? s->contrib : NULL;
+	int raw_done = 0;
 
 	rv_scaler_apply(&e->fs, feat, s->z);
-	for (int d = 0; d < RV_DET_COUNT; d++) {
-		double *sh = shares ? shares + (size_t)d * e->nchan : NULL;
+	for (int d = 0; d < e->ndet; d++) {
+		const struct rv_detector_ops *o = rv_det_ops(d);
+		double *sh = shares + (size_t)d * e->nchan;
+		int in_raw = o->input == RV_DET_IN_RAW;
+		const struct rv_scaler *sc = in_raw ? &e->rs : &e->fs;
 
-		score[d] = 0.0;
-		if (!rv_ens_enabled(e, (enum rv_det)d))
+		if (!rv_ens_enabled(e, d))
 			continue;
-		switch (d) {
-		case RV_DET_ZSCORE:
-			score[d] = rv_zscore_score(s->z, e->fs.nout, e->cfg.zscore_top, c, s->sel, &s->guess);
-			break;
-		case RV_DET_PCA:
-			score[d] = rv_pca_t2(e->pca, s->z, c, s->pscratch);
-			break;
-		case RV_DET_IFOREST:
-			score[d] = rv_iforest_score(e->ifo, s->z, c);
-			break;
-		case RV_DET_SPE:
+		if (in_raw && !raw_done) {
 			rv_scaler_apply(&e->rs, raw, s->rz);
-			score[d] = rv_pca_spe(e->spe, s->rz, c, s->pscratch);
-			break;
+			raw_done = 1;
 		}
-		if (sh) {
-			memset(sh, 0, e->nchan * sizeof(*sh));
-			if (d == RV_DET_SPE)
-				add_channel_shares(c, &e->rs, e->raw_chan, 1.0, sh);
-			else
-				add_channel_shares(c, &e->fs, e->feat_chan, 1.0, sh);
-		}
+		o->contrib(&e->cfg, e->state[d], in_raw ? s->rz : s->z, sc->nout, s->det[d],
+			   s->contrib);
+		memset(sh, 0, e->nchan * sizeof(*sh));
+		add_channel_shares(s->contrib, sc, in_raw ? e->raw_chan : e->feat_chan, 1.0, sh);
 	}
 }
 
 /*
- * Raw scores of n <= RV_ENS_BATCH rows (n x RV_DET_COUNT into score): the
- * rows are standardized into a block so that PCA and SPE are one matrix
- * product each and the forest is walked tree by tree. With prescaled, the
- * rows are standardized already (the training rows) and used in place.
+ * Raw scores of n <= RV_ENS_BATCH rows (row i at score + i * stride): the
+ * rows are standardized into a block so that a detector scores them
+ * together (PCA and SPE as one matrix product each, the forest tree by
+ * tree). With prescaled, the rows are standardized already (the training
+ * rows) and used in place.
  */
 void rv_ens_score_block(const struct rv_ensemble *e, const float *feat, size_t feat_ld,
 			const float *raw, size_t raw_ld, size_t n, int prescaled,
-			struct rv_ens_scratch *s, double *score)
+			struct rv_ens_scratch *s, double *score, size_t stride)
 {
 	size_t fo = e->fs.nout, ro = e->rs.nout;
 	const float *z = prescaled ? feat : s->zb, *rz = prescaled ? raw : s->rzb;
@@ -233,29 +211,18 @@ void rv_ens_score_block(const struct rv_ensemble *e, const float *feat, size_t f
 	for (size_t i = 0; i < n; i++) {
 		if (!prescaled)
 			rv_scaler_apply(&e->fs, feat + i * feat_ld, s->zb + i * fo);
-		for (int d = 0; d < RV_DET_COUNT; d++)
-			score[i * RV_DET_COUNT + (size_t)d] = 0.0;
-		if (rv_ens_enabled(e, RV_DET_ZSCORE))
-			score[i * RV_DET_COUNT + RV_DET_ZSCORE] =
-				rv_zscore_score(z + i * zld, fo, e->cfg.zscore_top, NULL, s->sel,
-					     &s->guess);
+		for (size_t d = 0; d < stride; d++)
+			score[i * stride + d] = 0.0;
 	}
-	if (rv_ens_enabled(e, RV_DET_PCA)) {
-		rv_pca_score_batch(e->pca, z, zld, n, s->col, NULL, s->pb);
-		for (size_t i = 0; i < n; i++)
-			score[i * RV_DET_COUNT + RV_DET_PCA] = s->col[i];
-	}
-	if (rv_ens_enabled(e, RV_DET_IFOREST)) {
-		rv_iforest_score_batch(e->ifo, z, zld, n, s->col);
-		for (size_t i = 0; i < n; i++)
-			score[i * RV_DET_COUNT + RV_DET_IFOREST] = s->col[i];
-	}
-	if (rv_ens_enabled(e, RV_DET_SPE)) {
-		for (size_t i = 0; i < n && !prescaled; i++)
-			rv_scaler_apply(&e->rs, raw + i * raw_ld, s->rzb + i * ro);
-		rv_pca_score_batch(e->spe, rz, rzld, n, NULL, s->col, s->pb);
-		for (size_t i = 0; i < n; i++)
-			score[i * RV_DET_COUNT + RV_DET_SPE] = s->col[i];
+	for (size_t i = 0; i < n && !prescaled && rv_ens_uses_raw(e); i++)
+		rv_scaler_apply(&e->rs, raw + i * raw_ld, s->rzb + i * ro);
+	for (int d = 0; d < e->ndet; d++) {
+		const struct rv_detector_ops *o = rv_det_ops(d);
+		int in_raw = o->input == RV_DET_IN_RAW;
+
+		if (rv_ens_enabled(e, d))
+			o->score_block(&e->cfg, e->state[d], in_raw ? rz : z, in_raw ? rzld : zld, n,
+				       in_raw ? ro : fo, s->det[d], score + d, stride);
 	}
 }
 
@@ -266,9 +233,9 @@ void rv_ens_fuse(const struct rv_ensemble *e, struct rv_ens_result *res)
 	int geo = e->cfg.fuse_geometric;
 
 	res->flags = 0;
-	for (int d = 0; d < RV_DET_COUNT; d++) {
+	for (int d = 0; d < RV_DET_MAX; d++) {
 		res->ratio[d] = 0.0;
-		if (!rv_ens_enabled(e, (enum rv_det)d))
+		if (!rv_ens_enabled(e, d))
 			continue;
 		res->ratio[d] = res->score[d] / e->thr[d];
 		if (res->score[d] > e->thr[d]) {
@@ -295,15 +262,15 @@ void rv_ens_score_batch(const struct rv_ensemble *e, const float *feat, size_t f
 			const float *raw, size_t raw_ld, size_t n, struct rv_ens_scratch *s,
 			struct rv_ens_result *res)
 {
-	double score[RV_ENS_BATCH * RV_DET_COUNT];
+	double score[RV_ENS_BATCH * RV_DET_MAX];
 
 	for (size_t i0 = 0; i0 < n; i0 += RV_ENS_BATCH) {
 		size_t m = n - i0 < RV_ENS_BATCH ? n - i0 : RV_ENS_BATCH;
 
 		rv_ens_score_block(e, feat + i0 * feat_ld, feat_ld, raw ? raw + i0 * raw_ld : NULL, raw_ld,
-			    m, 0, s, score);
+			    m, 0, s, score, RV_DET_MAX);
 		for (size_t i = 0; i < m; i++) {
-			memcpy(res[i0 + i].score, score + i * RV_DET_COUNT, sizeof(res->score));
+			memcpy(res[i0 + i].score, score + i * RV_DET_MAX, sizeof(res->score));
 			rv_ens_fuse(e, &res[i0 + i]);
 		}
 	}
@@ -333,7 +300,6 @@ void rv_ens_explain_batch_row(const struct rv_ensemble *e, const float *feat, co
 void rv_ens_explain(const struct rv_ensemble *e, const float *feat, const float *raw,
 		    struct rv_ens_scratch *s, const struct rv_ens_result *res, double *chan_weight)
 {
-	double score[RV_DET_COUNT];
 	unsigned use;
 
 	memset(chan_weight, 0, e->nchan * sizeof(*chan_weight));
@@ -344,9 +310,9 @@ void rv_ens_explain(const struct rv_ensemble *e, const float *feat, const float 
 		explain_z(e, s->z, s, chan_weight);
 		return;
 	}
-	score_raw(e, feat, raw, s, score, s->shares);
+	detector_shares(e, feat, raw, s, s->shares);
 	use = res->flags ? res->flags : e->cfg.enabled;
-	for (int d = 0; d < RV_DET_COUNT; d++) {
+	for (int d = 0; d < e->ndet; d++) {
 		const double *sh = s->shares + (size_t)d * e->nchan;
 		if (!(use & RV_DET_BIT(d)))
 			continue;
@@ -387,9 +353,9 @@ const struct rv_ens_config *rv_ens_config(const struct rv_ensemble *e)
 	return &e->cfg;
 }
 
-double rv_ens_threshold(const struct rv_ensemble *e, enum rv_det d)
+double rv_ens_threshold(const struct rv_ensemble *e, int d)
 {
-	return e->thr[d];
+	return d >= 0 && d < RV_DET_MAX ? e->thr[d] : 0.0;
 }
 
 double rv_ens_fuse_threshold(const struct rv_ensemble *e)
@@ -414,7 +380,9 @@ double rv_ens_feature_sd(const struct rv_ensemble *e, size_t j)
 
 size_t rv_ens_pca_ncomp(const struct rv_ensemble *e)
 {
-	return e->pca ? rv_pca_ncomp(e->pca) : 0;
+	/* The pca detector's state is its struct rv_pca (det_pca.c). */
+	return rv_ens_enabled(e, RV_DET_PCA) && e->state[RV_DET_PCA]
+		? rv_pca_ncomp(e->state[RV_DET_PCA]) : 0;
 }
 
 size_t rv_ens_features_kept(const struct rv_ensemble *e)

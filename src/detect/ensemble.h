@@ -6,7 +6,8 @@
  * input column belongs to a channel (feat_chan[], raw_chan[]), so every
  * detector's per-column contributions become per-channel weights.
  *
- * Detectors (bit i of the masks is enum rv_det i):
+ * Detectors (bit i of the masks is detector i of the table, detector.h;
+ * the ensemble loops over it and names none). The built-in ones:
  *   zscore  : mean |z| over standardized features (the paper's), or over
  *             the largest zscore_top share of them;
  *   pca     : Mahalanobis distance in the PCA subspace keeping var_keep of
@@ -16,7 +17,8 @@
  *             outside its own PCA subspace (reveal's addition).
  * Thresholds come from the training rows' own scores: the `quantile`
  * quantile for zscore, pca and spe, 1 - contamination for iforest (as
- * scikit-learn's offset_). ratio = score / threshold (> 1: over threshold).
+ * scikit-learn's offset_): the descriptor's threshold rule.
+ * ratio = score / threshold (> 1: over threshold).
  * Fusion: RV_FUSE_VOTE flags a window when at least vote_k detectors are
  * over their thresholds (the paper: 2 of 3); RV_FUSE_SCORE flags it when the
  * fused score (the arithmetic or, with fuse_geometric, geometric mean of
@@ -32,9 +34,9 @@
 
 #include "base/bytes.h"
 #include "base/err.h"
+#include "detect/detector.h"
 #include "detect/iforest.h"
 
-enum rv_det { RV_DET_ZSCORE, RV_DET_PCA, RV_DET_IFOREST, RV_DET_SPE, RV_DET_COUNT };
 enum rv_fusion { RV_FUSE_VOTE, RV_FUSE_SCORE, RV_FUSE_COUNT };
 
 /*
@@ -47,8 +49,6 @@ enum rv_fusion { RV_FUSE_VOTE, RV_FUSE_SCORE, RV_FUSE_COUNT };
  * docs/EVALUATION.md compares them; zscore ranked labelled culprits better.
  */
 enum rv_attribution { RV_ATTR_ZSCORE, RV_ATTR_ENSEMBLE, RV_ATTR_COUNT };
-
-#define RV_DET_BIT(d) (1u << (d))
 
 struct rv_ens_config {
 	unsigned enabled;           /* RV_DET_BIT mask */
@@ -69,10 +69,9 @@ struct rv_ens_config {
 	enum rv_attribution attribution;
 };
 
-const char *rv_det_name(enum rv_det d);
+/* Detector names: rv_det_name, rv_det_parse (detector.h). */
 const char *rv_fusion_name(enum rv_fusion f);
-/* Parses a detector or fusion name; returns its index or -1. */
-int rv_det_parse(const char *name);
+/* Parses a fusion or attribution name; returns its index or -1. */
 int rv_fusion_parse(const char *name);
 int rv_attribution_parse(const char *name);
 
@@ -110,8 +109,8 @@ int rv_ens_fit(const struct rv_ens_config *cfg, const struct rv_ens_train *tr,
 void rv_ens_free(struct rv_ensemble *e);
 
 struct rv_ens_result {
-	double score[RV_DET_COUNT];  /* raw detector scores (0 when disabled) */
-	double ratio[RV_DET_COUNT];  /* score / threshold */
+	double score[RV_DET_MAX];    /* raw detector scores (0 when disabled) */
+	double ratio[RV_DET_MAX];    /* score / threshold */
 	unsigned flags;              /* RV_DET_BIT of detectors over threshold */
 	double fused;                /* mean ratio of enabled detectors */
 	double strength;             /* the same mean with each ratio at least 1:
@@ -137,9 +136,10 @@ struct rv_ens_result {
 /* Rows scored together by rv_ens_score_batch (bounds its scratch). */
 enum { RV_ENS_BATCH = 64 };
 
-/* Per-window scratch, sized at creation; one per scoring thread. */
+/* Per-window scratch, sized at creation; one per scoring thread.
+ * Returns 0 and *out, or -ENOMEM (*out NULL). */
 struct rv_ens_scratch;
-struct rv_ens_scratch *rv_ens_scratch_new(const struct rv_ensemble *e);
+int rv_ens_scratch_new(const struct rv_ensemble *e, struct rv_ens_scratch **out);
 void rv_ens_scratch_free(struct rv_ens_scratch *s);
 
 /*
@@ -190,7 +190,7 @@ void rv_ens_explain_batch_row(const struct rv_ensemble *e, const float *feat, co
 			      double *chan_weight);
 
 const struct rv_ens_config *rv_ens_config(const struct rv_ensemble *e);
-double rv_ens_threshold(const struct rv_ensemble *e, enum rv_det d);
+double rv_ens_threshold(const struct rv_ensemble *e, int d);
 double rv_ens_fuse_threshold(const struct rv_ensemble *e);
 size_t rv_ens_pca_ncomp(const struct rv_ensemble *e);
 size_t rv_ens_features_kept(const struct rv_ensemble *e);
@@ -200,7 +200,10 @@ size_t rv_ens_features_kept(const struct rv_ensemble *e);
 double rv_ens_feature_sd(const struct rv_ensemble *e, size_t j);
 
 void rv_ens_save(const struct rv_ensemble *e, struct rv_wbuf *b);
-/* Loads a section written by rv_ens_save; the channel maps are stored too. */
+/* Loads a section written by rv_ens_save; the channel maps are stored too.
+ * A detector after the fixed four (detector.h) is stored under its name:
+ * loading a model that names a detector this process does not have fails
+ * with -EINVAL and a message naming it. */
 int rv_ens_load(struct rv_rbuf *b, struct rv_ensemble **out, struct rv_err *err);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * ensemble_fit.c - fitting the detector ensemble (ensemble.h): scalers,
- * standardized training rows, the three model fits side by side, and the
- * thresholds from the scores of the calibration rows (out of fold for
- * wide inputs).
+ * standardized training rows, the detectors' fits side by side (each
+ * through its descriptor, detector.h), and the thresholds from the scores
+ * of the calibration rows (out of fold for wide inputs).
  */
 #include "detect/ensemble.h"
 #include "detect/ensemble_int.h"
@@ -15,7 +15,6 @@
 #include "base/bigmem.h"
 #include "base/parallel.h"
 #include "base/stats.h"
-#include "detect/pca.h"
 #include "detect/scaler.h"
 
 enum { ENS_MIN_ROWS = 8 };
@@ -29,13 +28,10 @@ enum { ENS_MIN_ROWS = 8 };
 /* Matrix size from which a PCA fit uses BLAS threads. */
 #define BLAS_THREAD_MIN 1024
 
-static int pca_fit(const struct rv_ens_config *cfg, const float *z, size_t ld, size_t n,
-		   size_t F, double keep, unsigned threads, struct rv_pca **out,
-		   struct rv_err *err);
-
-static double threshold_of(const struct rv_ensemble *e, enum rv_det d, double *v, size_t n)
+static double threshold_of(const struct rv_ensemble *e, int d, double *v, size_t n)
 {
-	double q = d == RV_DET_IFOREST ? 1.0 - e->cfg.contamination : e->cfg.quantile;
+	double q = rv_det_ops(d)->threshold == RV_DET_THR_CONTAMINATION
+		? 1.0 - e->cfg.contamination : e->cfg.quantile;
 	double t = rv_quantile_inplace(v, n, q);
 
 	return t > ENS_MIN_THRESHOLD ? t : ENS_MIN_THRESHOLD;
@@ -52,12 +48,12 @@ struct zview {
 struct train_scoring {
 	const struct rv_ensemble *e;
 	const struct rv_ens_train *tr;
-	const struct zview *zf, *zr;   /* features; raw windows (z NULL: no spe) */
+	const struct zview *zf, *zr;   /* features; raw windows (z NULL: none reads them) */
 	struct rv_ens_scratch *s[RV_PARALLEL_MAX];
 	float *gf[RV_PARALLEL_MAX];    /* a batch of gathered calibration rows */
 	float *gr[RV_PARALLEL_MAX];
 	size_t n;                      /* rows scored */
-	double *v;                     /* n x RV_DET_COUNT raw scores */
+	double *v;                     /* n x e->ndet raw scores */
 };
 
 static int score_train_slice(void *ctx, size_t begin, size_t end, unsigned slot)
@@ -88,7 +84,8 @@ static int score_train_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 			fld = fo;
 			rld = ro;
 		}
-		rv_ens_score_block(ts->e, feat, fld, raw, rld, n, 1, ts->s[slot], ts->v + i * RV_DET_COUNT);
+		rv_ens_score_block(ts->e, feat, fld, raw, rld, n, 1, ts->s[slot],
+				   ts->v + i * (size_t)ts->e->ndet, (size_t)ts->e->ndet);
 	}
 	return 0;
 }
@@ -99,7 +96,7 @@ static size_t cal_rows(const struct rv_ens_train *tr)
 	return tr->cal_idx ? tr->cal_n : tr->n;
 }
 
-/* Raw scores of every calibration row into v (cal_rows x RV_DET_COUNT),
+/* Raw scores of every calibration row into v (cal_rows x e->ndet),
  * in parallel, from the standardized training rows. */
 static int score_training(const struct rv_ensemble *e, const struct rv_ens_train *tr,
 			  const struct zview *zf, const struct zview *zr, double *v)
@@ -112,10 +109,10 @@ static int score_training(const struct rv_ensemble *e, const struct rv_ens_train
 	if (threads > RV_PARALLEL_MAX)
 		threads = RV_PARALLEL_MAX;
 	for (unsigned t = 0; t < threads && !rc; t++) {
-		ts.s[t] = rv_ens_scratch_new(e);
+		rc = rv_ens_scratch_new(e, &ts.s[t]);
 		ts.gf[t] = malloc(RV_ENS_BATCH * (e->fs.nout ? e->fs.nout : 1) * sizeof(float));
 		ts.gr[t] = malloc(RV_ENS_BATCH * (e->rs.nout ? e->rs.nout : 1) * sizeof(float));
-		if (!ts.s[t] || !ts.gf[t] || !ts.gr[t])
+		if (!rc && (!ts.gf[t] || !ts.gr[t]))
 			rc = -ENOMEM;
 	}
 	if (!rc) {
@@ -149,55 +146,22 @@ static int is_wide(const struct rv_ensemble *e, size_t n, size_t dims)
 	return dims * rows > n;
 }
 
-static int crossfit(const struct rv_ensemble *e, enum rv_det d, const struct rv_ens_train *tr,
-		    const struct zview *zv, double *v)
-{
-	const struct rv_scaler *sc = d == RV_DET_SPE ? &e->rs : &e->fs;
-	size_t half = tr->n / 2, dims = sc->nout, ld = zv->ld;
-	const float *z = zv->z;
-	double *scratch = NULL;
-	int rc = 0;
-	/* The fold models keep exactly the final model's component count: T2
-	 * grows with the number of components and SPE shrinks with it, so a
-	 * fold with fewer (the row cap halves with the rows) would set a
-	 * threshold on another scale. */
-	struct rv_ens_config fold_cfg = e->cfg;
-
-	fold_cfg.pca_max_comp = rv_pca_ncomp(d == RV_DET_SPE ? e->spe : e->pca);
-	fold_cfg.pca_rows_per_comp = 0;
-
-	for (int fold = 0; fold < 2 && !rc; fold++) {
-		size_t f0 = fold ? half : 0, fn = fold ? tr->n - half : half;
-		size_t t0 = fold ? 0 : half, tn = fold ? half : tr->n - half;
-		struct rv_pca *p = NULL;
-
-		rc = pca_fit(&fold_cfg, z + f0 * ld, ld, fn, dims, 1.0, tr->threads, &p, NULL);
-		if (!rc && !(scratch = realloc(scratch, rv_pca_scratch_len(p) * sizeof(double))))
-			rc = -ENOMEM;
-		for (size_t i = t0; i < t0 + tn && !rc; i++) {
-			const float *row = z + i * ld;
-			v[i * RV_DET_COUNT + (size_t)d] = d == RV_DET_SPE
-				? rv_pca_spe(p, row, NULL, scratch) : rv_pca_t2(p, row, NULL, scratch);
-		}
-		rv_pca_free(p);
-	}
-	free(scratch);
-	return rc;
-}
-
 static int out_of_fold(const struct rv_ensemble *e, const struct rv_ens_train *tr,
 		       const struct zview *zf, const struct zview *zr, double *v)
 {
-	static const enum rv_det subspace[] = { RV_DET_PCA, RV_DET_SPE };
 	int rc = 0;
 
 	if (tr->n < 2 * ENS_MIN_ROWS)
 		return 0;
-	for (size_t i = 0; i < sizeof(subspace) / sizeof(subspace[0]) && !rc; i++) {
-		enum rv_det d = subspace[i];
-		size_t dims = d == RV_DET_SPE ? e->rs.nout : e->fs.nout;
-		if (rv_ens_enabled(e, d) && is_wide(e, tr->n, dims))
-			rc = crossfit(e, d, tr, d == RV_DET_SPE ? zr : zf, v);
+	for (int d = 0; d < e->ndet && !rc; d++) {
+		const struct rv_detector_ops *o = rv_det_ops(d);
+		int in_raw = o->input == RV_DET_IN_RAW;
+		const struct zview *zv = in_raw ? zr : zf;
+		struct rv_det_rows rows = { zv->z, zv->ld, tr->n, rv_ens_scaler(e, d)->nout,
+					    tr->threads };
+
+		if (rv_ens_enabled(e, d) && o->fold_scores && is_wide(e, tr->n, rows.dim))
+			rc = o->fold_scores(&e->cfg, e->state[d], &rows, v + d, (size_t)e->ndet);
 	}
 	return rc;
 }
@@ -205,26 +169,27 @@ static int out_of_fold(const struct rv_ensemble *e, const struct rv_ens_train *t
 static int fit_thresholds(struct rv_ensemble *e, const struct rv_ens_train *tr,
 			  const struct zview *zf, const struct zview *zr)
 {
-	size_t n = cal_rows(tr);
-	double *v = malloc(n * RV_DET_COUNT * sizeof(*v));
+	size_t n = cal_rows(tr), nd = (size_t)e->ndet;
+	double *v = malloc(n * nd * sizeof(*v));
 	double *tmp = malloc(n * sizeof(*tmp));
 	struct rv_ens_result res;
 	int rc = v && tmp ? score_training(e, tr, zf, zr, v) : -ENOMEM;
 
 	if (!rc && !tr->cal_idx)
 		rc = out_of_fold(e, tr, zf, zr, v);
-	for (int d = 0; d < RV_DET_COUNT && !rc; d++) {
+	for (int d = 0; d < RV_DET_MAX && !rc; d++) {
 		e->thr[d] = 1.0;
-		if (!rv_ens_enabled(e, (enum rv_det)d))
+		if (!rv_ens_enabled(e, d))
 			continue;
 		for (size_t i = 0; i < n; i++)
-			tmp[i] = v[i * RV_DET_COUNT + (size_t)d];
-		e->thr[d] = threshold_of(e, (enum rv_det)d, tmp, n);
+			tmp[i] = v[i * nd + (size_t)d];
+		e->thr[d] = threshold_of(e, d, tmp, n);
 	}
 	/* The fused score needs the thresholds; its own threshold is a quantile
 	 * of the calibration windows' fused scores. */
+	memset(&res, 0, sizeof(res));
 	for (size_t i = 0; i < n && !rc; i++) {
-		memcpy(res.score, v + i * RV_DET_COUNT, sizeof(res.score));
+		memcpy(res.score, v + i * nd, nd * sizeof(*v));
 		rv_ens_fuse(e, &res);
 		tmp[i] = res.fused;
 	}
@@ -236,35 +201,14 @@ static int fit_thresholds(struct rv_ensemble *e, const struct rv_ens_train *tr,
 }
 
 /*
- * PCA fit with BLAS threads only for large problems: below BLAS_THREAD_MIN
- * rows or columns the threads' spin-waiting after each call costs more CPU
- * than the parallel speed-up saves, and it steals the cores from our own
- * scoring threads.
+ * A PCA fit uses BLAS threads only for large problems (det_pca.c): below
+ * BLAS_THREAD_MIN rows or columns the threads' spin-waiting after each
+ * call costs more CPU than the parallel speed-up saves, and it steals the
+ * cores from our own scoring threads.
  */
-static int is_big(size_t n, size_t F)
+int rv_ens_big(size_t n, size_t F)
 {
 	return (n < F ? n : F) >= BLAS_THREAD_MIN;
-}
-
-static int pca_fit(const struct rv_ens_config *cfg, const float *z, size_t ld, size_t n,
-		   size_t F, double keep, unsigned threads, struct rv_pca **out,
-		   struct rv_err *err)
-{
-	int big = is_big(n, F);
-	size_t max_comp = cfg->pca_max_comp;
-
-	/* A component estimated from too few rows is noise with a tiny
-	 * eigenvalue, and 1 / lambda turns it into false alarms. */
-	if (cfg->pca_rows_per_comp > 0) {
-		size_t by_rows = n / cfg->pca_rows_per_comp > 0 ? n / cfg->pca_rows_per_comp : 1;
-		if (max_comp == 0 || by_rows < max_comp)
-			max_comp = by_rows;
-	}
-	int before = rv_ens_blas_threads(big && threads > 1 ? (int)threads : 1);
-	int rc = rv_pca_fit_ld(z, ld, n, F, keep, max_comp, out, err);
-
-	rv_ens_blas_threads(before);
-	return rc;
 }
 
 struct standardizing {
@@ -314,36 +258,31 @@ static void zview_fini(struct zview *v)
 	memset(v, 0, sizeof(*v));
 }
 
-/* The three model fits are independent: they run side by side. */
-enum { TASK_PCA, TASK_IFOREST, TASK_SPE, TASK_COUNT };
-
+/* The detectors' fits are independent: they run side by side, one task
+ * per detector of the table. */
 struct fit_tasks {
 	struct rv_ensemble *e;
 	const struct rv_ens_train *tr;
 	const struct zview *zf, *zr;    /* standardized features, raw windows */
-	struct rv_err err[TASK_COUNT];
-	int rc[TASK_COUNT];
+	struct rv_err err[RV_DET_MAX];
+	int rc[RV_DET_MAX];
 };
 
 static int fit_task(void *ctx, size_t begin, size_t end, unsigned slot)
 {
 	struct fit_tasks *ft = ctx;
 	struct rv_ensemble *e = ft->e;
-	const struct rv_ens_train *tr = ft->tr;
 
 	(void)slot;
 	for (size_t t = begin; t < end; t++) {
-		struct rv_err *err = &ft->err[t];
+		int d = (int)t;
+		const struct rv_detector_ops *o = rv_det_ops(d);
+		const struct zview *zv = o->input == RV_DET_IN_RAW ? ft->zr : ft->zf;
+		struct rv_det_rows rows = { zv->z, zv->ld, ft->tr->n, rv_ens_scaler(e, d)->nout,
+					    ft->tr->threads };
 
-		if (t == TASK_PCA && rv_ens_enabled(e, RV_DET_PCA))
-			ft->rc[t] = pca_fit(&e->cfg, ft->zf->z, ft->zf->ld, tr->n, e->fs.nout,
-					    e->cfg.var_keep, tr->threads, &e->pca, err);
-		else if (t == TASK_IFOREST && rv_ens_enabled(e, RV_DET_IFOREST))
-			ft->rc[t] = rv_iforest_fit_ld(ft->zf->z, ft->zf->ld, tr->n, e->fs.nout,
-						      &e->cfg.iforest, &e->ifo, err);
-		else if (t == TASK_SPE && rv_ens_enabled(e, RV_DET_SPE))
-			ft->rc[t] = pca_fit(&e->cfg, ft->zr->z, ft->zr->ld, tr->n, e->rs.nout,
-					    e->cfg.spe_var_keep, tr->threads, &e->spe, err);
+		if (rv_ens_enabled(e, d) && o->fit)
+			ft->rc[t] = o->fit(&e->cfg, &rows, &e->state[d], &ft->err[t]);
 	}
 	return 0;
 }
@@ -353,17 +292,20 @@ static int fit_task(void *ctx, size_t begin, size_t end, unsigned slot)
 static int standardize_inputs(struct rv_ensemble *e, const struct rv_ens_train *tr,
 			      struct zview *zf, struct zview *zr, struct rv_err *err)
 {
-	int spe = rv_ens_enabled(e, RV_DET_SPE), rc;
+	int raw = rv_ens_uses_raw(e), rc;
 
-	if (spe && (!tr->raw || !tr->raw_chan || tr->nraw == 0))
-		return rv_err_set(err, -EINVAL, "the spe detector needs the raw windows");
+	for (int d = 0; d < e->ndet && raw; d++)
+		if (rv_ens_enabled(e, d) && rv_det_ops(d)->input == RV_DET_IN_RAW &&
+		    (!tr->raw || !tr->raw_chan || tr->nraw == 0))
+			return rv_err_set(err, -EINVAL, "the %s detector needs the raw windows",
+					  rv_det_name(d));
 	/* A feature that stood still in training and has a floor is kept (the
 	 * error count of a healthy link); a raw value is not: spe would put
 	 * every later move of it into the residual, unweighed by any
 	 * component. */
 	rc = rv_scaler_fit_floor(&e->fs, tr->feat, tr->n, tr->nfeat, tr->threads, tr->feat_floor,
 				 1, err);
-	if (!rc && spe)
+	if (!rc && raw)
 		rc = rv_scaler_fit_floor(&e->rs, tr->raw, tr->n, tr->nraw, tr->threads, tr->raw_floor,
 					 0, err);
 	if (!rc) {
@@ -372,7 +314,7 @@ static int standardize_inputs(struct rv_ensemble *e, const struct rv_ens_train *
 	}
 	if (!rc)
 		rc = zview_make(&e->fs, tr->feat, tr->n, tr->overwrite, tr->threads, zf);
-	if (!rc && spe)
+	if (!rc && raw)
 		rc = zview_make(&e->rs, tr->raw, tr->n, tr->overwrite, tr->threads, zr);
 	return rc;
 }
@@ -381,16 +323,17 @@ static int fit_detectors(struct rv_ensemble *e, const struct rv_ens_train *tr,
 			 const struct zview *zf, const struct zview *zr, struct rv_err *err)
 {
 	struct fit_tasks ft = { .e = e, .tr = tr, .zf = zf, .zr = zr };
-	unsigned threads = tr->threads < TASK_COUNT ? tr->threads : TASK_COUNT;
+	unsigned ntask = (unsigned)e->ndet;
+	unsigned threads = tr->threads < ntask ? tr->threads : ntask;
 
 	/* A large PCA fit sets the process-wide BLAS thread count: two of them
 	 * side by side would race for it, and a matrix product split over a
 	 * varying number of threads rounds differently from run to run. Large
 	 * fits therefore run one after the other, each with every core. */
-	if (is_big(tr->n, tr->nfeat) || (rv_ens_enabled(e, RV_DET_SPE) && is_big(tr->n, tr->nraw)))
+	if (rv_ens_big(tr->n, tr->nfeat) || (rv_ens_uses_raw(e) && rv_ens_big(tr->n, tr->nraw)))
 		threads = 1;
-	rv_parallel_for(TASK_COUNT, threads ? threads : 1, fit_task, &ft);
-	for (int t = 0; t < TASK_COUNT; t++) {
+	rv_parallel_for(ntask, threads ? threads : 1, fit_task, &ft);
+	for (unsigned t = 0; t < ntask; t++) {
 		if (ft.rc[t]) {
 			rv_err_set(err, ft.rc[t], "%s", rv_err_text(&ft.err[t], ft.rc[t]));
 			return ft.rc[t];
@@ -416,7 +359,7 @@ int rv_ens_fit(const struct rv_ens_config *cfg, const struct rv_ens_train *tr,
 	int rc;
 
 	*out = NULL;
-	if (!(cfg->enabled & ((1u << RV_DET_COUNT) - 1)))
+	if (!(cfg->enabled & ((1u << rv_det_count()) - 1)))
 		return rv_err_set(err, -EINVAL, "no detector enabled");
 	if (tr->n < ENS_MIN_ROWS)
 		return rv_err_set(err, -EINVAL,
@@ -426,6 +369,8 @@ int rv_ens_fit(const struct rv_ens_config *cfg, const struct rv_ens_train *tr,
 	if (!e)
 		return -ENOMEM;
 	e->cfg = *cfg;
+	e->ndet = rv_det_count();
+	e->cfg.enabled &= (1u << e->ndet) - 1;
 	e->nfeat = tr->nfeat;
 	e->nraw = tr->raw ? tr->nraw : 0;
 	e->nchan = tr->nchan;

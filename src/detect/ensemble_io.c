@@ -1,8 +1,19 @@
 /*
  * ensemble_io.c - the detector section of a model file (rv_ens_save,
  * rv_ens_load): configuration, channel maps, thresholds, then the scaler
- * and each enabled detector's own section. Loading validates every size
- * and value before use; bad input is refused with a message, never a crash.
+ * and each enabled detector's own section (its descriptor's save/load,
+ * detector.h). Loading validates every size and value before use; bad
+ * input is refused with a message, never a crash.
+ *
+ * Layout (version 1): tag, version, config (enabled: bit d is detector d
+ * of the table), nfeat, nraw, nchan, the channel maps, the thresholds of
+ * the RV_DET_FIXED detectors with fixed indices (zscore, pca, iforest,
+ * spe), the fused threshold; then, for each enabled detector after them
+ * (bit >= RV_DET_FIXED, ascending), its name and threshold; then the
+ * feature scaler and each enabled detector's section in bit order, the
+ * raw scaler just before the first one reading the raw windows. A model
+ * of the fixed four only has no name records: its bytes are those of the
+ * files written before the table.
  */
 #include <errno.h>
 #include <math.h>
@@ -11,9 +22,10 @@
 
 #include "detect/ensemble.h"
 #include "detect/ensemble_int.h"
-#include "detect/pca.h"
 
 enum { ENS_TAG = 0x534e4552u /* "RENS" */, ENS_VERSION = 1 };
+/* Longest detector name a model file may hold. */
+enum { ENS_NAME_MAX = 64 };
 
 static void save_config(const struct rv_ens_config *c, struct rv_wbuf *b)
 {
@@ -55,10 +67,29 @@ static int load_config(struct rv_ens_config *c, struct rv_rbuf *b)
 	c->pca_rows_per_comp = rv_rbuf_u64(b);
 	if (c->attribution >= RV_ATTR_COUNT)
 		return -EINVAL;
-	if (b->bad || !(c->zscore_top >= 0.0 && c->zscore_top <= 1.0) || !(c->enabled & ((1u << RV_DET_COUNT) - 1)) ||
-	    c->enabled >= (1u << RV_DET_COUNT) || c->fusion >= RV_FUSE_COUNT)
+	if (b->bad || !(c->zscore_top >= 0.0 && c->zscore_top <= 1.0) || c->enabled == 0 ||
+	    c->enabled >= (1u << RV_DET_MAX) || c->fusion >= RV_FUSE_COUNT)
 		return -EINVAL;
 	return 0;
+}
+
+static void save_detectors(const struct rv_ensemble *e, struct rv_wbuf *b)
+{
+	int raw_done = 0;
+
+	rv_scaler_save(&e->fs, b);
+	for (int d = 0; d < e->ndet; d++) {
+		const struct rv_detector_ops *o = rv_det_ops(d);
+
+		if (!rv_ens_enabled(e, d))
+			continue;
+		if (o->input == RV_DET_IN_RAW && !raw_done) {
+			rv_scaler_save(&e->rs, b);
+			raw_done = 1;
+		}
+		if (o->save)
+			o->save(e->state[d], b);
+	}
 }
 
 void rv_ens_save(const struct rv_ensemble *e, struct rv_wbuf *b)
@@ -73,17 +104,15 @@ void rv_ens_save(const struct rv_ensemble *e, struct rv_wbuf *b)
 		rv_wbuf_u32(b, e->feat_chan[j]);
 	for (size_t j = 0; j < e->nraw; j++)
 		rv_wbuf_u32(b, e->raw_chan[j]);
-	rv_wbuf_f64s(b, e->thr, RV_DET_COUNT);
+	rv_wbuf_f64s(b, e->thr, RV_DET_FIXED);
 	rv_wbuf_f64(b, e->fuse_thr);
-	rv_scaler_save(&e->fs, b);
-	if (rv_ens_enabled(e, RV_DET_PCA))
-		rv_pca_save(e->pca, b);
-	if (rv_ens_enabled(e, RV_DET_IFOREST))
-		rv_iforest_save(e->ifo, b);
-	if (rv_ens_enabled(e, RV_DET_SPE)) {
-		rv_scaler_save(&e->rs, b);
-		rv_pca_save(e->spe, b);
+	for (int d = RV_DET_FIXED; d < e->ndet; d++) {
+		if (!rv_ens_enabled(e, d))
+			continue;
+		rv_wbuf_str(b, rv_det_name(d));
+		rv_wbuf_f64(b, e->thr[d]);
 	}
+	save_detectors(e, b);
 }
 
 static int load_maps(struct rv_ensemble *e, struct rv_rbuf *b)
@@ -105,38 +134,68 @@ static int load_maps(struct rv_ensemble *e, struct rv_rbuf *b)
 	for (size_t j = 0; j < e->nraw; j++)
 		if ((e->raw_chan[j] = rv_rbuf_u32(b)) >= e->nchan)
 			return -EINVAL;
-	rv_rbuf_f64s(b, e->thr, RV_DET_COUNT);
+	rv_rbuf_f64s(b, e->thr, RV_DET_FIXED);
 	e->fuse_thr = rv_rbuf_f64(b);
-	for (int d = 0; d < RV_DET_COUNT; d++)
+	for (int d = 0; d < RV_DET_FIXED; d++)
 		if (!(e->thr[d] > 0.0) || !isfinite(e->thr[d]))
 			return -EINVAL;
 	return b->bad || !isfinite(e->fuse_thr) ? -EINVAL : 0;
 }
 
+/*
+ * The name records of the detectors after the fixed four: the file's bits
+ * at and above RV_DET_FIXED become this process's indices of the same
+ * names (registration order may differ between processes).
+ */
+static int load_names(struct rv_ensemble *e, struct rv_rbuf *b, struct rv_err *err)
+{
+	unsigned file = e->cfg.enabled, mask = file & ((1u << RV_DET_FIXED) - 1);
+
+	for (int bit = RV_DET_FIXED; bit < RV_DET_MAX; bit++) {
+		char *name;
+		int d;
+
+		if (!(file & RV_DET_BIT(bit)))
+			continue;
+		if (!(name = rv_rbuf_str(b, ENS_NAME_MAX)))
+			return rv_err_set(err, -EINVAL, "model: bad detector name record");
+		d = rv_det_parse(name);
+		if (d < 0 || (mask & RV_DET_BIT(d))) {
+			rv_err_set(err, -EINVAL, "model: detector \"%s\" is %s", name,
+				   d < 0 ? "not known to this program (not registered)" : "named twice");
+			free(name);
+			return -EINVAL;
+		}
+		free(name);
+		mask |= RV_DET_BIT(d);
+		e->thr[d] = rv_rbuf_f64(b);
+		if (b->bad || !(e->thr[d] > 0.0) || !isfinite(e->thr[d]))
+			return rv_err_set(err, -EINVAL, "model: invalid threshold of detector %s",
+					  rv_det_name(d));
+	}
+	e->cfg.enabled = mask;
+	return 0;
+}
+
 static int load_detectors(struct rv_ensemble *e, struct rv_rbuf *b, struct rv_err *err)
 {
-	int rc = rv_scaler_load(&e->fs, b, err);
+	int rc = rv_scaler_load(&e->fs, b, err), raw_done = 0;
 
 	if (!rc && e->fs.nin != e->nfeat)
 		rc = rv_err_set(err, -EINVAL, "model: scaler does not match the feature count");
-	if (!rc && rv_ens_enabled(e, RV_DET_PCA)) {
-		rc = rv_pca_load(b, &e->pca, err);
-		if (!rc && rv_pca_dim(e->pca) != e->fs.nout)
-			rc = rv_err_set(err, -EINVAL, "model: PCA dimension mismatch");
-	}
-	if (!rc && rv_ens_enabled(e, RV_DET_IFOREST)) {
-		rc = rv_iforest_load(b, &e->ifo, err);
-		if (!rc && rv_iforest_dim(e->ifo) != e->fs.nout)
-			rc = rv_err_set(err, -EINVAL, "model: Isolation Forest dimension mismatch");
-	}
-	if (!rc && rv_ens_enabled(e, RV_DET_SPE)) {
-		rc = rv_scaler_load(&e->rs, b, err);
-		if (!rc && e->rs.nin != e->nraw)
-			rc = rv_err_set(err, -EINVAL, "model: raw scaler mismatch");
-		if (!rc)
-			rc = rv_pca_load(b, &e->spe, err);
-		if (!rc && rv_pca_dim(e->spe) != e->rs.nout)
-			rc = rv_err_set(err, -EINVAL, "model: raw PCA dimension mismatch");
+	for (int d = 0; d < e->ndet && !rc; d++) {
+		const struct rv_detector_ops *o = rv_det_ops(d);
+
+		if (!rv_ens_enabled(e, d))
+			continue;
+		if (o->input == RV_DET_IN_RAW && !raw_done) {
+			raw_done = 1;
+			rc = rv_scaler_load(&e->rs, b, err);
+			if (!rc && e->rs.nin != e->nraw)
+				rc = rv_err_set(err, -EINVAL, "model: raw scaler mismatch");
+		}
+		if (!rc && o->load)
+			rc = o->load(b, rv_ens_scaler(e, d)->nout, &e->state[d], err);
 	}
 	return rc;
 }
@@ -152,6 +211,7 @@ int rv_ens_load(struct rv_rbuf *b, struct rv_ensemble **out, struct rv_err *err)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
+	e->ndet = rv_det_count();
 	rc = load_config(&e->cfg, b);
 	if (rc)
 		rv_err_set(err, rc, "model: invalid detector configuration");
@@ -160,6 +220,8 @@ int rv_ens_load(struct rv_rbuf *b, struct rv_ensemble **out, struct rv_err *err)
 		if (rc)
 			rv_err_set(err, rc, "model: invalid channel maps or thresholds");
 	}
+	if (!rc)
+		rc = load_names(e, b, err);
 	if (!rc)
 		rc = load_detectors(e, b, err);
 	if (rc) {

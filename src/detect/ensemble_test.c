@@ -140,7 +140,7 @@ static void test_zscore_threshold(void **state)
 
 	config(&c, RV_DET_BIT(RV_DET_ZSCORE), RV_FUSE_VOTE, 1);
 	e = fit(&c);
-	s = rv_ens_scratch_new(e);
+	assert_int_equal(rv_ens_scratch_new(e, &s), 0);
 	assert_non_null(s);
 	own_zscore_scores(own);
 	for (size_t i = 0; i < ROWS; i++) {
@@ -170,19 +170,19 @@ static void test_training_over_threshold(void **state)
 	struct rv_ens_config c;
 	struct rv_ensemble *e;
 	struct rv_ens_scratch *s;
-	size_t over[RV_DET_COUNT] = { 0 }, anomalies = 0;
+	size_t over[RV_DET_FIXED] = { 0 }, anomalies = 0;
 	static double fused[ROWS];
 
 	config(&c, ALL, RV_FUSE_SCORE, 2);
 	c.quantile = 0.95;
 	e = fit(&c);
-	s = rv_ens_scratch_new(e);
+	assert_int_equal(rv_ens_scratch_new(e, &s), 0);
 	assert_non_null(s);
 	assert_true(rv_ens_pca_ncomp(e) >= 1 && rv_ens_pca_ncomp(e) < NF);
 	for (size_t i = 0; i < ROWS; i++) {
 		struct rv_ens_result res;
 		rv_ens_score(e, D.feat + i * NF, D.raw + i * NRAW, s, &res, NULL);
-		for (int d = 0; d < RV_DET_COUNT; d++) {
+		for (int d = 0; d < RV_DET_FIXED; d++) {
 			double thr = rv_ens_threshold(e, (enum rv_det)d);
 			int on = res.score[d] > thr;
 			over[d] += (size_t)on;
@@ -201,7 +201,7 @@ static void test_training_over_threshold(void **state)
 		anomalies += (size_t)res.anomaly;
 		fused[i] = res.fused;
 	}
-	for (int d = 0; d < RV_DET_COUNT; d++)
+	for (int d = 0; d < RV_DET_FIXED; d++)
 		if (over[d] != (d == RV_DET_IFOREST ? OVER_99 : OVER_95))
 			fail_msg("%s: %zu training rows over the threshold",
 				 rv_det_name((enum rv_det)d), over[d]);
@@ -263,13 +263,13 @@ static void test_outlier_and_normal(void **state)
 		config(&c, ALL, fusions[k % 2], 2);
 		c.attribution = (enum rv_attribution)(k / 2);
 		e = fit(&c);
-		s = rv_ens_scratch_new(e);
+		assert_int_equal(rv_ens_scratch_new(e, &s), 0);
 		assert_non_null(s);
 		outlier_row(feat, raw, NCHAN);
 		rv_ens_score(e, feat, raw, s, &res, NULL);
 		assert_int_equal(res.flags, ALL);
 		assert_int_equal(res.anomaly, 1);
-		for (int d = 0; d < RV_DET_COUNT; d++)
+		for (int d = 0; d < RV_DET_FIXED; d++)
 			assert_true(res.ratio[d] > 1.0);
 
 		/* one channel out: still an anomaly, and the weight goes to it */
@@ -328,16 +328,16 @@ static void test_vote_semantics(void **state)
 {
 	struct rv_ensemble *e[5];
 	struct rv_ens_scratch *s[5];
-	size_t differs_2_3 = 0, by_votes[RV_DET_COUNT + 1] = { 0 };
+	size_t differs_2_3 = 0, by_votes[RV_DET_FIXED + 1] = { 0 };
 	float feat[NF], raw[NRAW];
 
 	for (unsigned k = 1; k <= 4; k++) {
 		struct rv_ens_config c;
 		config(&c, ALL, RV_FUSE_VOTE, k);
 		e[k] = fit(&c);
-		s[k] = rv_ens_scratch_new(e[k]);
+		assert_int_equal(rv_ens_scratch_new(e[k], &s[k]), 0);
 		assert_non_null(s[k]);
-		for (int d = 0; d < RV_DET_COUNT; d++)
+		for (int d = 0; d < RV_DET_FIXED; d++)
 			assert_true(rv_ens_threshold(e[k], (enum rv_det)d) ==
 				    rv_ens_threshold(e[1], (enum rv_det)d));
 	}
@@ -353,7 +353,7 @@ static void test_vote_semantics(void **state)
 		differs_2_3 += res[2].anomaly != res[3].anomaly;
 	}
 	/* the probes exercise every vote count, so k really decides */
-	for (int v = 0; v <= RV_DET_COUNT; v++)
+	for (int v = 0; v <= RV_DET_FIXED; v++)
 		if (by_votes[v] == 0)
 			fail_msg("no probe row with exactly %d votes", v);
 	assert_true(differs_2_3 > 0);
@@ -375,7 +375,7 @@ static void test_score_semantics(void **state)
 
 	config(&c, ALL, RV_FUSE_SCORE, 4);
 	e = fit(&c);
-	s = rv_ens_scratch_new(e);
+	assert_int_equal(rv_ens_scratch_new(e, &s), 0);
 	assert_non_null(s);
 	for (size_t p = 0; p < PROBES; p++) {
 		struct rv_ens_result res;
@@ -392,12 +392,15 @@ static void test_score_semantics(void **state)
 
 static void same_results(const struct rv_ensemble *a, const struct rv_ensemble *b)
 {
-	struct rv_ens_scratch *sa = rv_ens_scratch_new(a), *sb = rv_ens_scratch_new(b);
+	struct rv_ens_scratch *sa = NULL, *sb = NULL;
 	float feat[NF], raw[NRAW];
+
+	assert_int_equal(rv_ens_scratch_new(a, &sa), 0);
+	assert_int_equal(rv_ens_scratch_new(b, &sb), 0);
 
 	assert_non_null(sa);
 	assert_non_null(sb);
-	for (int d = 0; d < RV_DET_COUNT; d++)
+	for (int d = 0; d < RV_DET_FIXED; d++)
 		assert_true(rv_ens_threshold(a, (enum rv_det)d) == rv_ens_threshold(b, (enum rv_det)d));
 	assert_true(rv_ens_fuse_threshold(a) == rv_ens_fuse_threshold(b));
 	assert_int_equal(rv_ens_pca_ncomp(a), rv_ens_pca_ncomp(b));
@@ -483,7 +486,7 @@ static void test_fuse_geometric(void **state)
 	config(&c, ALL, RV_FUSE_SCORE, 2);
 	c.fuse_geometric = 1;
 	e = fit(&c);
-	s = rv_ens_scratch_new(e);
+	assert_int_equal(rv_ens_scratch_new(e, &s), 0);
 	assert_non_null(s);
 	for (size_t p = 0; p < PROBES; p += 5) {
 		struct rv_ens_result res;
@@ -491,15 +494,15 @@ static void test_fuse_geometric(void **state)
 		int below = 0;
 		probe_row(p, feat, raw);
 		rv_ens_score(e, feat, raw, s, &res, NULL);
-		for (int d = 0; d < RV_DET_COUNT; d++) {
+		for (int d = 0; d < RV_DET_FIXED; d++) {
 			logsum += log(res.ratio[d]);
 			seen += log(fmax(res.ratio[d], 1.0));
 			below += res.ratio[d] < 1.0;
 		}
-		assert_true(close_rel(res.fused, exp(logsum / RV_DET_COUNT), 1e-9));
+		assert_true(close_rel(res.fused, exp(logsum / RV_DET_FIXED), 1e-9));
 		/* a detector below its threshold does not weaken the strength;
 		 * with none below, it is the fused score */
-		assert_true(close_rel(res.strength, exp(seen / RV_DET_COUNT), 1e-9));
+		assert_true(close_rel(res.strength, exp(seen / RV_DET_FIXED), 1e-9));
 		assert_true(below ? res.strength > res.fused : close_rel(res.strength, res.fused, 1e-9));
 		assert_int_equal(res.anomaly, res.fused > rv_ens_fuse_threshold(e));
 	}
@@ -669,10 +672,10 @@ static void test_overwrite_same_model(void **state)
 		assert_int_equal(rv_ens_features_kept(e[ow]), NF);
 		/* Copies leave the input alone; overwrite rewrote it. */
 		assert_int_equal(memcmp(work_f, feat, sizeof(feat)) != 0, ow);
-		s[ow] = rv_ens_scratch_new(e[ow]);
+		assert_int_equal(rv_ens_scratch_new(e[ow], &s[ow]), 0);
 		assert_non_null(s[ow]);
 	}
-	for (int d = 0; d < RV_DET_COUNT; d++)
+	for (int d = 0; d < RV_DET_FIXED; d++)
 		assert_true(rv_ens_threshold(e[0], (enum rv_det)d) ==
 			    rv_ens_threshold(e[1], (enum rv_det)d));
 	assert_true(rv_ens_fuse_threshold(e[0]) == rv_ens_fuse_threshold(e[1]));
@@ -701,7 +704,7 @@ static void test_overwrite_same_model(void **state)
 
 static void test_names(void **state)
 {
-	for (int d = 0; d < RV_DET_COUNT; d++)
+	for (int d = 0; d < RV_DET_FIXED; d++)
 		assert_int_equal(rv_det_parse(rv_det_name((enum rv_det)d)), d);
 	for (int f = 0; f < RV_FUSE_COUNT; f++)
 		assert_int_equal(rv_fusion_parse(rv_fusion_name((enum rv_fusion)f)), f);

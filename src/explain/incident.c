@@ -59,14 +59,16 @@ static void stretch_fini(struct stretch *s)
 	free(s->matter);
 }
 
-struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap,
-				    size_t min_windows)
+int rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap, size_t min_windows,
+		    struct rv_incmerge **out, struct rv_err *err)
 {
+	*out = NULL;
 	if ((nchan > 0 && !names) || nchan > UINT32_MAX)
-		return NULL;
+		return rv_err_set(err, -EINVAL, "incident merger: %zu channels %s", nchan,
+				  names ? "are more than it counts" : "without names");
 	struct rv_incmerge *m = calloc(1, sizeof(*m));
 	if (!m)
-		return NULL;
+		return rv_err_set(err, -ENOMEM, "out of memory");
 	/* one element at least, so nchan == 0 does not look like a failure */
 	size_t alloc = nchan ? nchan : 1;
 	int rc = 0;
@@ -82,7 +84,7 @@ struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size
 	rc |= stretch_init(&m->cand, alloc);
 	if (!m->chan_sub || !m->kept || !m->split || !m->sumw || !m->stock || !m->mw || rc) {
 		rv_incmerge_free(m);
-		return NULL;
+		return rv_err_set(err, -ENOMEM, "out of memory");
 	}
 	m->nchan = nchan;
 	m->names = names;
@@ -94,7 +96,8 @@ struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size
 		m->kept[c] = (unsigned char)rv_catalog_kept(names[c]);
 		m->stock[c] = (unsigned char)rv_catalog_stock(names[c]);
 	}
-	return m;
+	*out = m;
+	return 0;
 }
 
 void rv_incmerge_free(struct rv_incmerge *m)

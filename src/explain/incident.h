@@ -85,6 +85,7 @@
 #include <stdio.h>
 
 #include "base/err.h"
+#include "base/severity.h"
 #include "catalog/catalog.h"
 
 enum { RV_INCIDENT_TOP_MAX = 8, RV_INCMERGE_OPEN_MAX = 4 };
@@ -108,14 +109,15 @@ struct rv_incident {
 struct rv_incmerge;
 
 /*
- * nchan channels named names[] (borrowed, must outlive the merger; each
- * name's subsystem is looked up once, here). Returns NULL when out of
- * memory, when names is NULL with nchan > 0, or when nchan > UINT32_MAX.
- * max_gap 0 merges only adjacent flagged windows; min_windows 0 or 1 keeps
- * every incident.
+ * A merger of nchan channels named names[] (borrowed, must outlive the
+ * merger; each name's subsystem is looked up once, here) in *out: 0,
+ * -EINVAL with a message in err when names is NULL with nchan > 0 or
+ * nchan > UINT32_MAX, or -ENOMEM; *out is NULL on failure. max_gap 0
+ * merges only adjacent flagged windows; min_windows 0 or 1 keeps every
+ * incident.
  */
-struct rv_incmerge *rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap,
-				    size_t min_windows);
+int rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap, size_t min_windows,
+		    struct rv_incmerge **out, struct rv_err *err);
 void rv_incmerge_free(struct rv_incmerge *m);
 
 /*
@@ -252,8 +254,10 @@ int rv_incident_write_json(FILE *f, const struct rv_incmerge *m, const char *con
 			   size_t ndet, size_t window);
 
 /* "minor" (peak fused score <= 2 or unknown), "major" (<= 5) or
- * "critical": how far past the detectors' thresholds an incident went. */
+ * "critical": how far past the detectors' thresholds an incident went;
+ * _of gives it as the enum of base/severity.h. */
 const char *rv_incident_severity(double peak);
+enum rv_severity rv_incident_severity_of(double peak);
 /* "cpu:0.712,mem:0.204": the subsystems with at least 1 % of the weight,
  * largest first; "" when it does not fit in cap bytes. */
 void rv_incident_rank_subsystems(const struct rv_incident *in, char *buf, size_t cap);

@@ -26,10 +26,10 @@ static void assert_near(double got, double want, double eps)
 static struct rv_incmerge *merge_gated(const double *scores, size_t n, size_t windows,
 				       int *open_seen_at)
 {
-	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 0, 2);
+	struct rv_incmerge *m = NULL;
 	struct rv_incident open;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(0, NULL, 0, 2, &m, NULL), 0);
 	rv_incmerge_set_gate(m, 2.0, windows);
 	*open_seen_at = -1;
 	for (size_t i = 0; i < n; i++) {
@@ -75,7 +75,7 @@ static void test_gate(void **state)
 	rv_incmerge_free(m);
 
 	/* no gate (peak 0): every incident of min_windows counts */
-	m = rv_incmerge_new(0, NULL, 0, 2);
+	assert_int_equal(rv_incmerge_new(0, NULL, 0, 2, &m, NULL), 0);
 	rv_incmerge_set_gate(m, 0.0, 0);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(rv_incmerge_push(m, i, (double)i, s[i] > 0, s[i], 1u, NULL), 0);
@@ -89,9 +89,9 @@ static void test_gate(void **state)
  * peak 0: no gate. */
 static struct rv_incmerge *gated(double peak, size_t sustained, size_t bursts)
 {
-	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 2, 2);
+	struct rv_incmerge *m = NULL;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(0, NULL, 2, 2, &m, NULL), 0);
 	rv_incmerge_set_gate(m, peak, 8);
 	rv_incmerge_set_sustained(m, sustained);
 	rv_incmerge_set_bursts(m, bursts);
@@ -279,10 +279,10 @@ static void test_blame_from_first_material(void **state)
 	static const char *const names[] = { "storage.reads:vda", "cpu.user_pct",
 					      "cpu.idle_pct" };
 	static const double reads[] = { 1.0, 0.0, 0.0 }, hog[] = { 0.1, 0.3, 0.25 };
-	struct rv_incmerge *m = rv_incmerge_new(3, names, 2, 2);
+	struct rv_incmerge *m = NULL;
 	struct rv_incident in;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(3, names, 2, 2, &m, NULL), 0);
 	rv_incmerge_set_gate(m, 2.0, 8);
 	for (size_t i = 0; i < 8; i++) {
 		int hogs = i >= 3;
@@ -317,12 +317,12 @@ static void test_strong_after_weak_restarts(void **state)
 	static const char *const names[] = { "storage.reads:vda", "cpu.idle_pct",
 					      "mem.anon_pages_bytes" };
 	static const double reads[] = { 1.0, 0.2, 0.0 }, leak[] = { 0.0, 0.1, 1.0 };
-	struct rv_incmerge *m = rv_incmerge_new(3, names, 2, 2);
+	struct rv_incmerge *m = NULL;
 	struct rv_incident in;
+	assert_int_equal(rv_incmerge_new(3, names, 2, 2, &m, NULL), 0);
 	/* weak reads at 0..2, two quiet windows, the leak from 5 on */
 	const double score[] = { 1.1, 1.05, 1.1, 0, 0, 6.0, 8.0, 7.0, 7.0, 7.0, 7.0 };
 
-	assert_non_null(m);
 	rv_incmerge_set_gate(m, 2.0, 8);
 	for (size_t i = 0; i < sizeof(score) / sizeof(score[0]); i++) {
 		struct rv_incwin w = { .win = i, .ts = (double)i, .flagged = score[i] > 0,
@@ -342,8 +342,7 @@ static void test_strong_after_weak_restarts(void **state)
 	rv_incmerge_free(m);
 
 	/* strong from the start: 6.0 then 8.0 is one stretch from window 0 */
-	m = rv_incmerge_new(3, names, 2, 2);
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(3, names, 2, 2, &m, NULL), 0);
 	rv_incmerge_set_gate(m, 2.0, 8);
 	for (size_t i = 0; i < 4; i++) {
 		struct rv_incwin w = { .win = i, .ts = (double)i, .flagged = 1,
@@ -376,9 +375,9 @@ static void test_same_signal_counts_once(void **state)
 	const enum rv_subsystem want[] = { RV_SUB_CPU, RV_SUB_MEM };
 
 	for (int k = 0; k < 2; k++) {
-		struct rv_incmerge *m = rv_incmerge_new(4, names, 0, 1);
+		struct rv_incmerge *m = NULL;
 
-		assert_non_null(m);
+		assert_int_equal(rv_incmerge_new(4, names, 0, 1, &m, NULL), 0);
 		assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 2.0, 1u, w[k]), 0);
 		assert_int_equal(rv_incmerge_push(m, 1, 1, 1, 2.0, 1u, w[k]), 0);
 		assert_int_equal(rv_incmerge_finish(m), 0);
@@ -411,11 +410,11 @@ static void test_immaterial_windows_weigh_what_moved(void **state)
 	static const double hog[] = { 3, 3, 3, 0, 0 }, irq[] = { 0.3, 0.3, 0.3, 97, 0 },
 			    disc[] = { 1, 1, 1, 0, 20 };
 	static const float moved[] = { 1, 1, 1, 0.01f, 1 };
-	struct rv_incmerge *m = rv_incmerge_new(5, names, 2, 3);
+	struct rv_incmerge *m = NULL;
 	struct rv_incident in;
 	size_t win = 0;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(5, names, 2, 3, &m, NULL), 0);
 	rv_incmerge_set_gate(m, 2.0, 8);
 	for (size_t i = 0; i < 16; i++, win++) {
 		int soft = i >= 2 && i % 3 != 1, last = i == 15;

@@ -42,13 +42,13 @@ static void test_onset_blame_and_follow_on(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "cpu.a", "cpu.b", "net.x", "net.y" };
-	struct rv_incmerge *m = rv_incmerge_new(4, names, 2, 2);
+	struct rv_incmerge *m = NULL;
 	const double rise[] = { 4, 2, 1, 0 }, peak[] = { 8, 4, 1, 0 }, cpu[] = { 6, 3, 2, 1 };
 	const double net[] = { 0.5, 0, 9, 6 };
 	struct rv_incident open;
 	size_t w;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(4, names, 2, 2, &m, NULL), 0);
 	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1.5, 1u, rise), 0);
 	assert_int_equal(rv_incmerge_push(m, 1, 1, 1, 3.0, 1u, peak), 0);
 	w = push_run(m, 2, 4, 2.0, cpu);                 /* windows 2..5: cpu goes on */
@@ -99,11 +99,11 @@ static void test_stronger_is_not_follow_on(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "net.x", "cpu.y" };
-	struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+	struct rv_incmerge *m = NULL;
 	const double net[] = { 3, 0 }, cpu[] = { 0, 9 };
 	size_t w;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(2, names, 2, 2, &m, NULL), 0);
 	w = push_run(m, 0, 6, 1.4, net);
 	w = push_run(m, w, 6, 8.0, cpu);
 	assert_int_equal(rv_incmerge_finish(m), 0);
@@ -143,11 +143,11 @@ static size_t cpu_then_net(struct rv_incmerge *m, double peak, double cpu_score,
 static void test_follow_on_that_outgrows_its_cause(void **state)
 {
 	(void)state;
-	struct rv_incmerge *m = rv_incmerge_new(4, phase_names, 2, 2);
+	struct rv_incmerge *m = NULL;
 	struct rv_incident open;
 	size_t w;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(4, phase_names, 2, 2, &m, NULL), 0);
 	w = cpu_then_net(m, 3.0, 2.0, 4, 1.5);           /* windows 6..9: weaker, on net */
 	w = push_run(m, w, 1, 2.9, w_net);               /* window 10: below 3.0 */
 	assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
@@ -172,11 +172,11 @@ static void test_follow_on_that_outgrows_its_cause(void **state)
 static void test_follow_on_that_grows(void **state)
 {
 	(void)state;
-	struct rv_incmerge *m = rv_incmerge_new(4, phase_names, 2, 2);
+	struct rv_incmerge *m = NULL;
 	struct rv_incident open;
 	size_t w;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(4, phase_names, 2, 2, &m, NULL), 0);
 	w = cpu_then_net(m, 9.0, 4.0, 4, 1.2);           /* the after-effect, linked at 1.2 */
 	w = push_run(m, w, 4, 4.8, w_net);               /* four times that, below 9.0 */
 	assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
@@ -197,11 +197,11 @@ static void test_onset_dip_is_not_transient(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "cpu.user_pct", "net.rx" };
-	struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+	struct rv_incmerge *m = NULL;
 	const double hog[] = { 6, 0.5 }, dip[] = { 1, 5 };
 	size_t w;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(2, names, 2, 2, &m, NULL), 0);
 	w = push_run(m, 0, 4, 3.0, hog);
 	w = push_run(m, w, 1, 2.0, dip);   /* window 4: cpu 1 < 0.25 * 6 */
 	w = push_run(m, w, 6, 3.0, hog);
@@ -229,11 +229,11 @@ static void test_onset_bursts_are_not_blame(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "cpu.user_pct", "storage.writes" };
-	struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+	struct rv_incmerge *m = NULL;
 	const double hog[] = { 6, 0 }, burst[] = { 2, 40 };
 	size_t w;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(2, names, 2, 2, &m, NULL), 0);
 	w = push_run(m, 0, 2, 3.0, hog);
 	w = push_run(m, w, 1, 4.0, burst);   /* window 2: the peak */
 	w = push_run(m, w, 1, 3.0, hog);

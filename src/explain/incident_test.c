@@ -33,8 +33,8 @@ static void assert_near(double got, double want, double eps)
 /* Pushes flags[i] as window i (score 1, detector bit 0, no weights). */
 static struct rv_incmerge *merge_flags(const char *flags, size_t max_gap, size_t min_windows)
 {
-	struct rv_incmerge *m = rv_incmerge_new(0, NULL, max_gap, min_windows);
-	assert_non_null(m);
+	struct rv_incmerge *m = NULL;
+	assert_int_equal(rv_incmerge_new(0, NULL, max_gap, min_windows, &m, NULL), 0);
 	for (size_t i = 0; flags[i]; i++)
 		assert_int_equal(rv_incmerge_push(m, i, (double)i * 10, flags[i] == '1', 1.0, 1u, NULL),
 				 0);
@@ -99,8 +99,14 @@ static void test_min_windows(void **state)
 static void test_order_and_skipped_windows(void **state)
 {
 	(void)state;
-	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 1, 1);
-	assert_non_null(m);
+	struct rv_incmerge *m = NULL;
+	struct rv_err err = { 0 };
+
+	/* channels without names: refused, with a reason */
+	assert_int_equal(rv_incmerge_new(2, NULL, 1, 1, &m, &err), -EINVAL);
+	assert_null(m);
+	assert_non_null(strstr(err.msg, "without names"));
+	assert_int_equal(rv_incmerge_new(0, NULL, 1, 1, &m, NULL), 0);
 	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1, 0, NULL), 0);
 	/* window 1 never pushed: one unflagged window, within max_gap 1 */
 	assert_int_equal(rv_incmerge_push(m, 2, 20, 1, 1, 0, NULL), 0);
@@ -122,8 +128,8 @@ static void test_order_and_skipped_windows(void **state)
 static void test_close_timing(void **state)
 {
 	(void)state;
-	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 1, 1);
-	assert_non_null(m);
+	struct rv_incmerge *m = NULL;
+	assert_int_equal(rv_incmerge_new(0, NULL, 1, 1, &m, NULL), 0);
 	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1, 0, NULL), 0);
 	assert_int_equal(rv_incmerge_push(m, 1, 10, 0, 0, 0, NULL), 0);
 	assert_int_equal(rv_incmerge_count(m), 0);
@@ -131,8 +137,7 @@ static void test_close_timing(void **state)
 	assert_int_equal(rv_incmerge_count(m), 1);
 	rv_incmerge_free(m);
 
-	m = rv_incmerge_new(0, NULL, 0, 1);
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(0, NULL, 0, 1, &m, NULL), 0);
 	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1, 0, NULL), 0);
 	assert_int_equal(rv_incmerge_count(m), 0);
 	assert_int_equal(rv_incmerge_push(m, 1, 10, 0, 0, 0, NULL), 0);
@@ -143,8 +148,8 @@ static void test_close_timing(void **state)
 static void test_scores_detectors_finish(void **state)
 {
 	(void)state;
-	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 1, 1);
-	assert_non_null(m);
+	struct rv_incmerge *m = NULL;
+	assert_int_equal(rv_incmerge_new(0, NULL, 1, 1, &m, NULL), 0);
 	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 2.0, 1u, NULL), 0);
 	/* unflagged: its score and detector bit are not the incident's */
 	assert_int_equal(rv_incmerge_push(m, 1, 10, 0, 100.0, 8u, NULL), 0);
@@ -167,11 +172,11 @@ static void test_top_channels(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "cpu.a", "net.b", "net.c", "mem.d" };
-	struct rv_incmerge *m = rv_incmerge_new(4, names, 0, 1);
-	assert_non_null(m);
+	struct rv_incmerge *m = NULL;
 	const double w1[] = { 1, 0, 2, 0 };
 	const double w2[] = { 1, -5, 0, 3 };
 	const double w3[] = { 0, NAN, 0, 0 };
+	assert_int_equal(rv_incmerge_new(4, names, 0, 1, &m, NULL), 0);
 	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1, 0, w1), 0);
 	assert_int_equal(rv_incmerge_push(m, 1, 1, 1, 1, 0, w2), 0);
 	assert_int_equal(rv_incmerge_push(m, 2, 2, 1, 1, 0, w3), 0);
@@ -208,11 +213,11 @@ static void test_peek_forget_next_id(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "cpu.a", "net.b" };
-	struct rv_incmerge *m = rv_incmerge_new(2, names, 1, 2);
+	struct rv_incmerge *m = NULL;
 	struct rv_incident in;
 	const double w1[] = { 1, 3 }, w2[] = { 5, 0 };
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(2, names, 1, 2, &m, NULL), 0);
 	rv_incmerge_set_next_id(m, 41);
 	assert_int_equal(rv_incmerge_peek_open(m, &in), 0);
 	assert_int_equal(rv_incmerge_push(m, 0, 10, 1, 2.0, 1u, w1), 0);
@@ -257,9 +262,9 @@ static void test_subsystem_by_sum(void **state)
 	(void)state;
 	/* the single largest channel is cpu, but net carries more in total */
 	static const char *const names[] = { "net.x", "net.y", "cpu.z", "weird" };
-	struct rv_incmerge *m = rv_incmerge_new(4, names, 0, 1);
-	assert_non_null(m);
+	struct rv_incmerge *m = NULL;
 	const double w[] = { 2, 2.5, 3, 0 };
+	assert_int_equal(rv_incmerge_new(4, names, 0, 1, &m, NULL), 0);
 	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1, 0, w), 0);
 	/* only an unknown-subsystem channel: other */
 	const double w_other[] = { 0, 0, 0, 4 };
@@ -287,8 +292,8 @@ static void test_top_max(void **state)
 		w[order[i]] = (double)i;
 		total += (double)i;
 	}
-	struct rv_incmerge *m = rv_incmerge_new(NCH, names, 0, 1);
-	assert_non_null(m);
+	struct rv_incmerge *m = NULL;
+	assert_int_equal(rv_incmerge_new(NCH, names, 0, 1, &m, NULL), 0);
 	assert_int_equal(rv_incmerge_push(m, 0, 0, 1, 1, 0, w), 0);
 	assert_int_equal(rv_incmerge_finish(m), 0);
 	const struct rv_incident *in = rv_incmerge_get(m, 0);
@@ -315,11 +320,11 @@ static void test_close_on_onset_channels(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "mem.a", "mem.b", "storage.c" };
-	struct rv_incmerge *m = rv_incmerge_new(3, names, 1, 1);
+	struct rv_incmerge *m = NULL;
 	const double on[] = { 10, 0, 0 }, low[] = { 3, 1, 4 }, gone[] = { 2, 1, 4 };
 	size_t w;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(3, names, 1, 1, &m, NULL), 0);
 	w = push_run(m, 0, 5, 2.0, on);       /* onset level: 10 per window */
 	w = push_run(m, w, 5, 1.2, low);      /* 3 >= 2.5: still its own */
 	w = push_run(m, w, 2, 1.2, gone);     /* 2 < 2.5: not its own */
@@ -350,11 +355,11 @@ static void test_minor_onset_channel_cannot_hold(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "net.a", "net.b", "cpu.c" };
-	struct rv_incmerge *m = rv_incmerge_new(3, names, 1, 1);
+	struct rv_incmerge *m = NULL;
 	const double fault[] = { 6, 1.5, 1 }, after[] = { 0, 30, 0 };
 	size_t w;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(3, names, 1, 1, &m, NULL), 0);
 	w = push_run(m, 0, 6, 3.0, fault);
 	w = push_run(m, w, 6, 1.5, after);
 	assert_int_equal(rv_incmerge_finish(m), 0);
@@ -381,7 +386,8 @@ static void test_new_fault_during_after_effect(void **state)
 	(void)state;
 	static const char *const names[] = { "net.tlp", "net.seg", "cpu.user", "cpu.sys",
 					     "mem.x" };
-	struct rv_incmerge *m = rv_incmerge_new(5, names, 2, 2);
+	struct rv_incmerge *m = NULL;
+	assert_int_equal(rv_incmerge_new(5, names, 2, 2, &m, NULL), 0);
 	/* net.tlp's weight scales with the window (a counter never seen while
 	 * learning): 3x when the fault comes, less than the fourfold growth */
 	const double tlp[] = { 10, 0.5, 0.5, 0.5, 0.5 }, fault[] = { 30, 0.6, 40, 20, 0.6 };
@@ -433,10 +439,10 @@ static void test_growth_in_own_channels_stays_one(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "mem.a", "cpu.b", "net.c" };
-	struct rv_incmerge *m = rv_incmerge_new(3, names, 2, 2);
+	struct rv_incmerge *m = NULL;
 	double w[3] = { 10, 0.5, 0.5 }, score = 1.5;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(3, names, 2, 2, &m, NULL), 0);
 	for (size_t k = 0; k < 15; k++) {
 		assert_int_equal(rv_incmerge_push(m, k, (double)k, 1, score, 1u, w), 0);
 		score *= 1.3;
@@ -454,11 +460,11 @@ static void test_decided(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "cpu.a" };
-	struct rv_incmerge *m = rv_incmerge_new(1, names, 2, 3);
+	struct rv_incmerge *m = NULL;
 	const double wt[] = { 1 };
 	int anomaly = -1;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(1, names, 2, 3, &m, NULL), 0);
 	assert_int_equal(rv_incmerge_decided(m, 0, 3, &anomaly), 1);   /* nothing open */
 	assert_int_equal(anomaly, 0);
 	assert_int_equal(rv_incmerge_push(m, 1, 1, 1, 2.0, 1u, wt), 0);
@@ -481,11 +487,11 @@ static void test_same_subsystem_continues(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "cpu.irq_res", "cpu.user_pct", "net.x" };
-	struct rv_incmerge *m = rv_incmerge_new(3, names, 2, 2);
+	struct rv_incmerge *m = NULL;
 	const double launch[] = { 40, 5, 0 }, steady[] = { 1, 6, 2 }, after[] = { 0.5, 1, 6 };
 	size_t w;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(3, names, 2, 2, &m, NULL), 0);
 	w = push_run(m, 0, 2, 6.0, launch);   /* irq_res carries 8/9 of these */
 	w = push_run(m, w, 23, 2.0, steady);  /* irq_res at 1 of 40: gone by window 5 */
 	w = push_run(m, w, 6, 1.5, after);    /* net leads: not its own */
@@ -507,11 +513,11 @@ static void test_startup_burst_dropped(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "storage.reads", "cpu.user_pct" };
-	struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+	struct rv_incmerge *m = NULL;
 	const double burst[] = { 50, 4 }, hog[] = { 0.5, 6 };
 	size_t w;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(2, names, 2, 2, &m, NULL), 0);
 	w = push_run(m, 0, 2, 9.0, burst);
 	w = push_run(m, w, 10, 3.0, hog);
 	assert_int_equal(rv_incmerge_finish(m), 0);
@@ -533,12 +539,12 @@ static void test_open_blame_from_what_lasts(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "storage.reads", "cpu.user_pct" };
-	struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+	struct rv_incmerge *m = NULL;
 	const double burst[] = { 50, 4 }, hog[] = { 0.5, 6 };
 	struct rv_incident open;
 	size_t w;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(2, names, 2, 2, &m, NULL), 0);
 	w = push_run(m, 0, 2, 9.0, burst);
 	assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
 	assert_int_equal(open.subsystem, RV_SUB_STORAGE);
@@ -576,9 +582,9 @@ static void test_open_blame_leaves_what_stopped(void **state)
 	struct rv_incident open;
 
 	for (size_t min = 1; min <= 2; min++) {
-		struct rv_incmerge *m = rv_incmerge_new(2, names, 2, min);
+		struct rv_incmerge *m = NULL;
 
-		assert_non_null(m);
+		assert_int_equal(rv_incmerge_new(2, names, 2, min, &m, NULL), 0);
 		for (size_t k = 0; k < min; k++)
 			push_persist(m, k, w, hog_moves);
 		assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
@@ -589,9 +595,9 @@ static void test_open_blame_leaves_what_stopped(void **state)
 		rv_incmerge_free(m);
 	}
 	for (int unknown = 0; unknown <= 1; unknown++) {
-		struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+		struct rv_incmerge *m = NULL;
 
-		assert_non_null(m);
+		assert_int_equal(rv_incmerge_new(2, names, 2, 2, &m, NULL), 0);
 		push_persist(m, 0, w, unknown ? NULL : none);
 		push_persist(m, 1, w, unknown ? NULL : none);
 		assert_int_equal(rv_incmerge_peek_open(m, &open), 1);
@@ -618,11 +624,11 @@ static void test_open_blame_after_startup(void **state)
 	const uint8_t over[] = { 0, 1 };
 
 	for (int known = 0; known <= 1; known++) {
-		struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 3);
+		struct rv_incmerge *m = NULL;
 		struct rv_incwin iw = { .flagged = 1, .detectors = 1u, .lasting = 1 };
 		struct rv_incident open;
 
-		assert_non_null(m);
+		assert_int_equal(rv_incmerge_new(2, names, 2, 3, &m, NULL), 0);
 		for (size_t k = 0; k < 3; k++) {
 			iw.win = k;
 			iw.ts = (double)k;
@@ -666,10 +672,10 @@ static void test_blame_weighs_materiality(void **state)
 	struct rv_incident open;
 
 	for (int known = 0; known <= 1; known++) {
-		struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+		struct rv_incmerge *m = NULL;
+		assert_int_equal(rv_incmerge_new(2, names, 2, 2, &m, NULL), 0);
 		enum rv_subsystem want = known ? RV_SUB_CPU : RV_SUB_NET;
 
-		assert_non_null(m);
 		for (size_t k = 0; k < 8; k++) {
 			push_matter(m, k, w, known ? small : NULL);
 			if (k == 1 || k == 7) {
@@ -686,9 +692,9 @@ static void test_blame_weighs_materiality(void **state)
 		rv_incmerge_free(m);
 	}
 	{
-		struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+		struct rv_incmerge *m = NULL;
 
-		assert_non_null(m);
+		assert_int_equal(rv_incmerge_new(2, names, 2, 2, &m, NULL), 0);
 		push_matter(m, 0, w, small);
 		push_matter(m, 1, w, both);
 		push_matter(m, 2, w, small);
@@ -704,11 +710,11 @@ static void test_foreign_blip_inside(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "cpu.a", "net.b" };
-	struct rv_incmerge *m = rv_incmerge_new(2, names, 2, 2);
+	struct rv_incmerge *m = NULL;
 	const double cpu[] = { 5, 0 }, net[] = { 0, 5 };
 	size_t w;
 
-	assert_non_null(m);
+	assert_int_equal(rv_incmerge_new(2, names, 2, 2, &m, NULL), 0);
 	w = push_run(m, 0, 6, 2.0, cpu);
 	w = push_run(m, w, 1, 2.0, net);      /* one other window */
 	w = push_run(m, w, 6, 2.0, cpu);

@@ -141,8 +141,13 @@ void rv_incident_rank_subsystems(const struct rv_incident *in, char *buf, size_t
 
 const char *rv_incident_severity(double peak)
 {
-	return !(peak > RV_SEVERITY_MAJOR) ? "minor" : peak <= RV_SEVERITY_CRITICAL ? "major"
-									  : "critical";
+	return rv_severity_name(rv_incident_severity_of(peak));
+}
+
+enum rv_severity rv_incident_severity_of(double peak)
+{
+	return !(peak > RV_SEVERITY_MAJOR) ? RV_SEV_MINOR
+	       : peak <= RV_SEVERITY_CRITICAL ? RV_SEV_MAJOR : RV_SEV_CRITICAL;
 }
 
 /*

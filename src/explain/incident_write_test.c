@@ -43,9 +43,9 @@ static void capture(int (*writer)(FILE *, const struct rv_incmerge *, const char
 
 static struct rv_incmerge *two_incidents(const char *const *names)
 {
-	struct rv_incmerge *m = rv_incmerge_new(3, names, 0, 1);
-	assert_non_null(m);
+	struct rv_incmerge *m = NULL;
 	const double w0[] = { 3, 0.5, 0 }, w1[] = { 1, 0.5, 0 }, w5[] = { 0, 0, 2 };
+	assert_int_equal(rv_incmerge_new(3, names, 0, 1, &m, NULL), 0);
 	/* acc {4, 1, 0}, both lasting in the last window: shares 0.8 and 0.2;
 	 * mean (2.5 + 4.5) / 2 = 3.5 */
 	assert_int_equal(rv_incmerge_push(m, 0, 1700000000.0, 1, 2.5, 1u, w0), 0);
@@ -81,9 +81,9 @@ static void test_json(void **state)
 static void test_json_empty_and_nonfinite(void **state)
 {
 	(void)state;
-	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 0, 1);
-	assert_non_null(m);
+	struct rv_incmerge *m = NULL;
 	char buf[OUT_MAX];
+	assert_int_equal(rv_incmerge_new(0, NULL, 0, 1, &m, NULL), 0);
 	capture(json_writer, m, buf, sizeof(buf));
 	assert_string_equal(buf, "{\"incidents\":[]}\n");
 
@@ -112,9 +112,9 @@ static void test_json_empty_and_nonfinite(void **state)
 static void test_table(void **state)
 {
 	(void)state;
-	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 0, 1);
-	assert_non_null(m);
+	struct rv_incmerge *m = NULL;
 	char buf[OUT_MAX];
+	assert_int_equal(rv_incmerge_new(0, NULL, 0, 1, &m, NULL), 0);
 	capture(rv_incident_write_table, m, buf, sizeof(buf));
 	assert_string_equal(buf, "no incidents\n");
 	rv_incmerge_free(m);
@@ -149,8 +149,8 @@ static void test_table_dates(void **state)
 		{ 253402300800, "253402300800.000" },
 	};
 	enum { NCASE = sizeof(cases) / sizeof(cases[0]), START_COL = 5 };
-	struct rv_incmerge *m = rv_incmerge_new(0, NULL, 0, 1);
-	assert_non_null(m);
+	struct rv_incmerge *m = NULL;
+	assert_int_equal(rv_incmerge_new(0, NULL, 0, 1, &m, NULL), 0);
 	for (size_t i = 0; i < NCASE; i++)
 		assert_int_equal(rv_incmerge_push(m, 2 * i, cases[i].ts, 1, 1, 0, NULL), 0);
 	assert_int_equal(rv_incmerge_finish(m), 0);

@@ -43,12 +43,13 @@ const char *rv_kb_builtin_text(size_t *len)
 	return rv_kb_rules_yaml;
 }
 
-struct rv_kb *rv_kb_new(void)
+int rv_kb_new(struct rv_kb **out)
 {
-	return calloc(1, sizeof(struct rv_kb));
+	*out = calloc(1, sizeof(struct rv_kb));
+	return *out ? 0 : -ENOMEM;
 }
 
-void kb_rule_free(struct rv_kb_rule *r)
+void rv_kb_rule_free(struct rv_kb_rule *r)
 {
 	if (!r)
 		return;
@@ -78,7 +79,7 @@ void rv_kb_free(struct rv_kb *kb)
 	if (!kb)
 		return;
 	for (size_t i = 0; i < kb->n; i++)
-		kb_rule_free(kb->rule[i]);
+		rv_kb_rule_free(kb->rule[i]);
 	free(kb->rule);
 	free(kb);
 }
@@ -133,13 +134,13 @@ static void merge_one(struct rv_kb *kb, struct rv_kb_rule *r)
 
 	if (!r->enabled) {
 		if (i < kb->n) {
-			kb_rule_free(kb->rule[i]);
+			rv_kb_rule_free(kb->rule[i]);
 			memmove(&kb->rule[i], &kb->rule[i + 1], (kb->n - i - 1) * sizeof(*kb->rule));
 			kb->n--;
 		}
-		kb_rule_free(r);
+		rv_kb_rule_free(r);
 	} else if (i < kb->n) {
-		kb_rule_free(kb->rule[i]);
+		rv_kb_rule_free(kb->rule[i]);
 		kb->rule[i] = r;
 	} else {
 		kb->rule[kb->n++] = r;
@@ -156,12 +157,12 @@ int rv_kb_load(struct rv_kb *kb, const char *name, const char *text, size_t len,
 	if (!kb)
 		return rv_err_set(err, -EINVAL, "rules: no knowledge base");
 	name = name ? name : "<rules>";
-	rc = kb_parse(name, text, len, &nr, &n, err);
+	rc = rv_kb_parse(name, text, len, &nr, &n, err);
 	if (rc == 0)
 		rc = reserve(kb, nr, n, name, err);
 	if (rc) {
 		for (size_t i = 0; i < n; i++)
-			kb_rule_free(nr[i]);
+			rv_kb_rule_free(nr[i]);
 		free(nr);
 		return rc;
 	}
@@ -171,17 +172,20 @@ int rv_kb_load(struct rv_kb *kb, const char *name, const char *text, size_t len,
 	return 0;
 }
 
-struct rv_kb *rv_kb_new_builtin(void)
+int rv_kb_new_builtin(struct rv_kb **out, struct rv_err *err)
 {
-	struct rv_kb *kb = rv_kb_new();
 	size_t len;
 	const char *text = rv_kb_builtin_text(&len);
+	int rc = rv_kb_new(out);
 
-	if (kb && rv_kb_load(kb, "rules.yaml (built in)", text, len, NULL) != 0) {
-		rv_kb_free(kb);
-		return NULL;
+	if (rc == 0)
+		rc = rv_kb_load(*out, "rules.yaml (built in)", text, len, err);
+	if (rc != 0) {
+		rv_kb_free(*out);
+		*out = NULL;
+		return rc == -ENOMEM ? rv_err_set(err, rc, "out of memory") : rc;
 	}
-	return kb;
+	return 0;
 }
 
 size_t rv_kb_count(const struct rv_kb *kb)

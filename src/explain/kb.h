@@ -38,14 +38,18 @@ enum {
 	RV_KB_MATCH_MAX = 8,       /* matches returned per incident at most */
 };
 
+/* What the reports and the agent's log say of an incident that no rule
+ * matched: one text, so that readers and scripts can look for it. */
+#define RV_KB_NO_MATCH "no rule matched"
+
 struct rv_kb;
 struct rv_kb_rule;
 
 /* Text of share/reveal/rules.yaml as built into this binary, and its size. */
 const char *rv_kb_builtin_text(size_t *len);
 
-/* An empty knowledge base (no rules). NULL when out of memory. */
-struct rv_kb *rv_kb_new(void);
+/* An empty knowledge base (no rules) in *out: 0, or -ENOMEM (*out NULL). */
+int rv_kb_new(struct rv_kb **out);
 void rv_kb_free(struct rv_kb *kb);
 
 /*
@@ -60,9 +64,10 @@ void rv_kb_free(struct rv_kb *kb);
 int rv_kb_load(struct rv_kb *kb, const char *name, const char *text, size_t len,
 	       struct rv_err *err);
 
-/* Convenience: a new kb with the built-in rules. NULL only when out of
- * memory (the built-in text is tested to load). */
-struct rv_kb *rv_kb_new_builtin(void);
+/* Convenience: a new kb with the built-in rules in *out: 0, -ENOMEM, or
+ * rv_kb_load's error with its message in err (the built-in text is tested
+ * to load); *out is NULL on failure. */
+int rv_kb_new_builtin(struct rv_kb **out, struct rv_err *err);
 
 size_t rv_kb_count(const struct rv_kb *kb);
 const struct rv_kb_rule *rv_kb_get(const struct rv_kb *kb, size_t i);

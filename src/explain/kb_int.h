@@ -97,15 +97,15 @@ struct rv_kb {
 };
 
 /* Frees a rule and its strings; NULL is a no-op. */
-void kb_rule_free(struct rv_kb_rule *r);
+void rv_kb_rule_free(struct rv_kb_rule *r);
 
 /*
  * Reads a rules text (see rv_kb_load) into a new array of *n rules (the
- * caller frees each with kb_rule_free and the array with free). Ids are
+ * caller frees each with rv_kb_rule_free and the array with free). Ids are
  * unique within the text. Returns 0, -EINVAL with "NAME:LINE:COL: reason"
  * in err, or -ENOMEM.
  */
-int kb_parse(const char *name, const char *text, size_t len, struct rv_kb_rule ***rules,
-	     size_t *n, struct rv_err *err);
+int rv_kb_parse(const char *name, const char *text, size_t len, struct rv_kb_rule ***rules,
+		size_t *n, struct rv_err *err);
 
 #endif

@@ -175,10 +175,10 @@ static void test_yields(void **state)
 
 static void refused(const char *text, const char *want)
 {
-	struct rv_kb *kb = rv_kb_new();
+	struct rv_kb *kb = NULL;
 	struct rv_err err = { 0 };
 
-	assert_non_null(kb);
+	assert_int_equal(rv_kb_new(&kb), 0);
 	assert_int_equal(rv_kb_load(kb, "t.yaml", text, strlen(text), &err), -EINVAL);
 	if (!strstr(err.msg, want))
 		fail_msg("error '%s' does not say '%s'", err.msg, want);

@@ -31,10 +31,10 @@ static struct rv_evidence_sig sig(const char *name, double z)
 
 static struct rv_kb *load_ok(const char *text)
 {
-	struct rv_kb *kb = rv_kb_new();
+	struct rv_kb *kb = NULL;
 	struct rv_err err = { 0 };
 
-	assert_non_null(kb);
+	assert_int_equal(rv_kb_new(&kb), 0);
 	if (rv_kb_load(kb, "t.yaml", text, strlen(text), &err) != 0)
 		fail_msg("refused: %s", err.msg);
 	return kb;

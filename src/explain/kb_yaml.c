@@ -724,7 +724,7 @@ static int load_rule(struct loader *ld)
 	if (rc == 0)
 		rc = finish_rule(ld, r, m);
 	if (rc) {
-		kb_rule_free(r);
+		rv_kb_rule_free(r);
 		return rc;
 	}
 	ld->rules[ld->n++] = r;
@@ -757,14 +757,14 @@ static int load_stream(struct loader *ld)
 static void drop_rules(struct loader *ld)
 {
 	for (size_t i = 0; i < ld->n; i++)
-		kb_rule_free(ld->rules[i]);
+		rv_kb_rule_free(ld->rules[i]);
 	free(ld->rules);
 	ld->rules = NULL;
 	ld->n = 0;
 }
 
-int kb_parse(const char *name, const char *text, size_t len, struct rv_kb_rule ***rules,
-	     size_t *n, struct rv_err *err)
+int rv_kb_parse(const char *name, const char *text, size_t len, struct rv_kb_rule ***rules,
+		size_t *n, struct rv_err *err)
 {
 	struct loader *ld;
 	int rc;

@@ -1,7 +1,7 @@
 /*
  * report.c - the report API (report.h) and the formatting all four formats
  * share: times, durations, quantities scaled for people, change texts and
- * UTF-8 stepping. The formats themselves live in report_text.c,
+ * widths (UTF-8 stepping is base/utf8.h). The formats themselves live in report_text.c,
  * report_md.c, report_json.c, report_html.c and report_svg.c
  * (report_int.h).
  *
@@ -23,7 +23,6 @@ enum {
 	SECS_PER_DAY = 86400,
 	MAX_DECIMALS = 12,       /* tick labels: more would be noise */
 	TICK_G = -2,             /* decimals(): ticks too fine for decimals, %g */
-	UTF8_CONT_LO = 0x80, UTF8_CONT_HI = 0xBF,
 };
 static const double ISO_MIN_TS = -62135596800.0;  /* 0001-01-01T00:00:00Z */
 static const double ISO_MAX_TS = 253402300799.0;  /* 9999-12-31T23:59:59Z */
@@ -308,53 +307,11 @@ void rv_report_link_note(const struct rv_report_link *l, char *buf, size_t n)
 	snprintf(buf, n, "%s%s%s%s", sub, *sub && *d ? ", " : "", d, when);
 }
 
-static int is_cont(unsigned char c)
-{
-	return c >= UTF8_CONT_LO && c <= UTF8_CONT_HI;
-}
-
-/* The length of a sequence that starts with byte c (0: c cannot start
- * one) and the range of its second byte, which excludes overlong forms,
- * surrogates and code points above U+10FFFF. */
-static size_t utf8_lead(unsigned char c, unsigned char *lo, unsigned char *hi)
-{
-	*lo = UTF8_CONT_LO;
-	*hi = UTF8_CONT_HI;
-	if (c >= 0xC2 && c <= 0xDF)
-		return 2;
-	if (c >= 0xE0 && c <= 0xEF) {
-		*lo = c == 0xE0 ? 0xA0 : *lo;
-		*hi = c == 0xED ? 0x9F : *hi;
-		return 3;
-	}
-	if (c >= 0xF0 && c <= 0xF4) {
-		*lo = c == 0xF0 ? 0x90 : *lo;
-		*hi = c == 0xF4 ? 0x8F : *hi;
-		return 4;
-	}
-	return 0;
-}
-
-size_t rv_report_utf8_len(const unsigned char *p)
-{
-	unsigned char lo, hi;
-	if (p[0] < UTF8_CONT_LO)
-		return 1;
-	size_t len = utf8_lead(p[0], &lo, &hi);
-	if (len == 0 || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++) {
-		if (!is_cont(p[i]))
-			return 0;
-	}
-	return len;
-}
-
 size_t rv_report_width(const char *s)
 {
 	size_t w = 0;
 	for (const unsigned char *p = (const unsigned char *)rv_report_str(s); *p; w++) {
-		size_t len = rv_report_utf8_len(p);
+		size_t len = rv_utf8_len(p);
 		p += len ? len : 1;
 	}
 	return w;

@@ -3,7 +3,8 @@
  * a self-contained HTML page (inline SVG plots, no external assets, no
  * script).
  *
- * The renderers only format: the caller (cli/report_cmd.c) fills a struct
+ * The renderers only format: the caller (cli/report_cmd.c, with
+ * report_build.h and pipeline/report_offline.h) fills a struct
  * rv_report from the store or from offline detector output, with the
  * evidence (evidence.h), the knowledge base's matches (kb.h) and the
  * cross-layer chain already worked out. Every pointer in these structs is

@@ -16,6 +16,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/severity.h"
+#include "explain/kb.h"
+
 enum { HTML_TAB = 0x09, HTML_LF = 0x0a, HTML_CR = 0x0d, ASCII_DEL = 0x7f };
 static const char REPLACEMENT[] = "\xEF\xBF\xBD";
 
@@ -72,7 +75,7 @@ static const char CSS[] =
 void rv_report_html_text(FILE *f, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)rv_report_str(s); *p;) {
-		size_t len = rv_report_utf8_len(p);
+		size_t len = rv_utf8_len(p);
 		unsigned char c = *p;
 		if (len == 0) {
 			fputs(REPLACEMENT, f);
@@ -107,12 +110,9 @@ static void tag_text(FILE *f, const char *open, const char *s, const char *close
 /* A severity as a CSS class suffix: only known names, so no escaping. */
 static const char *sev_class(const char *sev)
 {
-	static const char *const known[] = { "minor", "major", "critical" };
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		if (strcmp(rv_report_str(sev), known[i]) == 0)
-			return known[i];
-	}
-	return "unrated";
+	int s = rv_severity_parse(rv_report_str(sev));
+
+	return s >= 0 ? rv_severity_name((enum rv_severity)s) : "unrated";
 }
 
 static void page_head(FILE *f, const struct rv_report *r)
@@ -160,7 +160,7 @@ static void overview_row(FILE *f, const struct rv_report_incident *in, int link)
 		rv_report_html_text(f, in->causes[0].title);
 		fprintf(f, " <span class=\"conf\">(%s)</span>", *conf ? conf : "?");
 	} else {
-		fputs("no rule matched", f);
+		fputs(RV_KB_NO_MATCH, f);
 	}
 	fputs("</td></tr>\n", f);
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "base/utf8.h"
 #include "explain/report.h"
 
 enum {
@@ -69,9 +70,6 @@ int rv_report_linked(const struct rv_report_incident *in);
  * "4.0 s after it began" or "". */
 void rv_report_link_note(const struct rv_report_link *l, char *buf, size_t n);
 
-/* Length of the valid UTF-8 sequence at p (NUL-terminated), 0 when the
- * bytes there are not one (the writers show such a byte as U+FFFD). */
-size_t rv_report_utf8_len(const unsigned char *p);
 /* Columns s takes on a terminal: one per code point. */
 size_t rv_report_width(const char *s);
 

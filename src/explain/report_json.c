@@ -3,12 +3,12 @@
  * {"report": {...}, "incidents": [...]} with every field of the structs,
  * for scripts and for other tools to render.
  *
- * Strings are escaped per RFC 8259 (quote, backslash, control characters);
- * other characters pass as UTF-8, invalid bytes become U+FFFD so the
- * document stays valid UTF-8. A NULL string is null, a non-finite number
- * is null (JSON has neither NaN nor infinity). Times come as unix seconds
- * and, for people reading the JSON, as ISO-8601 text beside them. One
- * incident per line, so `grep` and line-oriented tools still work.
+ * Strings go through base/json.h's one string writer (RFC 8259 escapes;
+ * invalid UTF-8 bytes become U+FFFD so the document stays valid UTF-8).
+ * A NULL string is null, a non-finite number is null (JSON has neither
+ * NaN nor infinity). Times come as unix seconds and, for people reading
+ * the JSON, as ISO-8601 text beside them. One incident per line, so
+ * `grep` and line-oriented tools still work.
  */
 #include "explain/report_int.h"
 
@@ -17,40 +17,7 @@
 #include <string.h>
 
 #include "base/fmtnum.h"
-
-enum { JSON_FIRST_PRINTABLE = 0x20 };
-
-static void json_str(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t len = rv_report_utf8_len(p);
-		unsigned char c = *p;
-		if (len == 0) {
-			fputs("\\ufffd", f);
-			p++;
-			continue;
-		}
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c == '\r')
-			fputs("\\r", f);
-		else if (c < JSON_FIRST_PRINTABLE)
-			fprintf(f, "\\u%04x", (unsigned)c);
-		else
-			fwrite(p, 1, len, f);
-		p += len;
-	}
-	fputc('"', f);
-}
+#include "base/json.h"
 
 static void json_num(FILE *f, double v)
 {
@@ -71,7 +38,7 @@ static void key(FILE *f, const char *k, int first)
 static void kv_str(FILE *f, const char *k, const char *v)
 {
 	key(f, k, 0);
-	json_str(f, v);
+	rv_json_fput_str(f, v);
 }
 
 static void kv_num(FILE *f, const char *k, double v)
@@ -88,7 +55,7 @@ static void kv_time(FILE *f, const char *k, double ts)
 	json_num(f, ts);
 	rv_report_iso(ts, iso, sizeof(iso));
 	key(f, k, 0);
-	json_str(f, isfinite(ts) ? iso : NULL);
+	rv_json_fput_str(f, isfinite(ts) ? iso : NULL);
 }
 
 static void str_array(FILE *f, const char *k, const char *const *v, size_t n)
@@ -97,7 +64,7 @@ static void str_array(FILE *f, const char *k, const char *const *v, size_t n)
 	fputc('[', f);
 	for (size_t i = 0; v && i < n; i++) {
 		fputs(i ? "," : "", f);
-		json_str(f, v[i]);
+		rv_json_fput_str(f, v[i]);
 	}
 	fputc(']', f);
 }
@@ -119,7 +86,7 @@ static void json_signal(FILE *f, const void *item)
 	char change[RV_REPORT_CELL];
 	rv_report_change_text(s->baseline, s->value, change, sizeof(change));
 	key(f, "name", 1);
-	json_str(f, s->name);
+	rv_json_fput_str(f, s->name);
 	kv_str(f, "unit", s->unit);
 	kv_num(f, "share", s->share);
 	kv_num(f, "baseline", s->baseline);
@@ -137,7 +104,7 @@ static void json_series(FILE *f, const void *item)
 {
 	const struct rv_report_series *s = item;
 	key(f, "name", 1);
-	json_str(f, s->name);
+	rv_json_fput_str(f, s->name);
 	kv_str(f, "unit", s->unit);
 	kv_num(f, "band_lo", s->band_lo);
 	kv_num(f, "band_hi", s->band_hi);
@@ -151,7 +118,7 @@ static void json_cause(FILE *f, const void *item)
 {
 	const struct rv_report_cause *c = item;
 	key(f, "id", 1);
-	json_str(f, c->id);
+	rv_json_fput_str(f, c->id);
 	kv_str(f, "title", c->title);
 	kv_str(f, "subsystem", c->subsystem);
 	kv_num(f, "confidence", c->confidence);
@@ -169,7 +136,7 @@ static void json_cause(FILE *f, const void *item)
 	for (size_t i = 0; c->checks && i < c->nchecks; i++) {
 		fputs(i ? ",{" : "{", f);
 		key(f, "cmd", 1);
-		json_str(f, c->checks[i].cmd);
+		rv_json_fput_str(f, c->checks[i].cmd);
 		kv_str(f, "why", c->checks[i].why);
 		fputc('}', f);
 	}
@@ -181,7 +148,7 @@ static void json_step(FILE *f, const void *item)
 {
 	const struct rv_report_step *s = item;
 	key(f, "name", 1);
-	json_str(f, s->name);
+	rv_json_fput_str(f, s->name);
 	kv_str(f, "subsystem", s->subsystem);
 	fprintf(f, ",\"dir\":%d", s->dir);
 	kv_num(f, "onset_ts", s->onset_ts);
@@ -206,7 +173,7 @@ static void json_subsys(FILE *f, const void *item)
 {
 	const struct rv_report_subsys *s = item;
 	key(f, "name", 1);
-	json_str(f, s->name);
+	rv_json_fput_str(f, s->name);
 	kv_num(f, "share", s->share);
 }
 
@@ -258,7 +225,7 @@ void rv_report_json(FILE *f, const struct rv_report *r, int summary)
 	size_t n = r->incidents ? r->nincidents : 0;
 	fputs("{\"report\":{", f);
 	key(f, "title", 1);
-	json_str(f, r->title);
+	rv_json_fput_str(f, r->title);
 	kv_str(f, "source", r->source);
 	kv_str(f, "filters", r->filters);
 	kv_time(f, "generated", r->generated_ts);

@@ -16,6 +16,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "explain/kb.h"
+
 enum { ASCII_DEL = 0x7f };
 static const char REPLACEMENT[] = "\xEF\xBF\xBD";
 static const char MD_PUNCT[] = "\\`*_[]#!~|";
@@ -25,7 +27,7 @@ static const char MD_PUNCT[] = "\\`*_[]#!~|";
 static size_t md_cp(FILE *f, const char *p, int in_code, int in_table)
 {
 	const unsigned char *u = (const unsigned char *)p;
-	size_t len = rv_report_utf8_len(u);
+	size_t len = rv_utf8_len(u);
 	if (len == 0) {
 		fputs(REPLACEMENT, f);
 		return 1;
@@ -159,7 +161,7 @@ static void md_overview(FILE *f, const struct rv_report *r, size_t n)
 			md_text(f, in->causes[0].title, 1);
 			fprintf(f, " (%s)", *conf ? conf : "?");
 		} else {
-			fputs("no rule matched", f);
+			fputs(RV_KB_NO_MATCH, f);
 		}
 		fputs(" |\n", f);
 	}

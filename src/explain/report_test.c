@@ -225,7 +225,7 @@ static int jp_string(const char **p)
 	while (*s != '"') {
 		if ((unsigned char)*s < 0x20)
 			return 0;  /* a raw control character, or the end of the text */
-		size_t len = rv_report_utf8_len((const unsigned char *)s);
+		size_t len = rv_utf8_len((const unsigned char *)s);
 		if (*s == '\\' && s[1] == 'u')
 			len = strspn(s + 2, "0123456789abcdefABCDEF") >= 4 ? 6 : 0;
 		else if (*s == '\\')
@@ -349,7 +349,7 @@ static void assert_text_shape(const char *s)
 		}
 		if (*p < ' ' || *p == 0x7f)
 			fail_msg("line %zu: control character 0x%02x", line, *p);
-		size_t len = rv_report_utf8_len(p);
+		size_t len = rv_utf8_len(p);
 		if (len == 0)
 			fail_msg("line %zu: invalid UTF-8", line);
 		p += len;

@@ -14,6 +14,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "explain/kb.h"
+
 enum {
 	INDENT = 2,            /* signal rows, cause blocks */
 	COL_GAP = 2,
@@ -30,7 +32,7 @@ static const char ELLIPSIS[] = "...";
 static size_t put_cp(FILE *f, const char *p)
 {
 	const unsigned char *u = (const unsigned char *)p;
-	size_t len = rv_report_utf8_len(u);
+	size_t len = rv_utf8_len(u);
 	if (len == 0) {
 		fputs(REPLACEMENT, f);
 		return 1;
@@ -84,7 +86,7 @@ static size_t word_at(const char *p, size_t *bytes)
 {
 	size_t off = 0, w = 0;
 	while (p[off] && !is_space(p[off])) {
-		size_t len = rv_report_utf8_len((const unsigned char *)p + off);
+		size_t len = rv_utf8_len((const unsigned char *)p + off);
 		off += len ? len : 1;
 		w++;
 	}
@@ -464,7 +466,7 @@ static void summary_line(FILE *f, const struct rv_report_incident *in)
 	snprintf(line, sizeof(line), "#%" PRIu64 " %s %s %s %s%s  %s%s%s%s  top %s %s", in->id,
 		 rv_report_str(in->severity), in->nsubsys && in->subsys ?
 		 rv_report_str(in->subsys[0].name) : "-", a, d, in->open ? " (open)" : "",
-		 have_cause ? rv_report_str(in->causes[0].title) : "no rule matched",
+		 have_cause ? rv_report_str(in->causes[0].title) : RV_KB_NO_MATCH,
 		 have_cause ? " (" : "", conf, have_cause ? ")" : "",
 		 have_sig ? rv_report_str(in->signals[0].name) : "none", c.change);
 	if (rv_report_width(line) > RV_REPORT_WIDTH) {

@@ -12,7 +12,7 @@
 #ifndef RV_PIPELINE_DELAY_H
 #define RV_PIPELINE_DELAY_H
 
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 
 struct rv_pending {
 	struct rv_window_out out;

@@ -475,13 +475,13 @@ static void run_case(const struct rv_table *t, const struct rv_kb *kb, const str
 static void run_all(const char *fixtures, size_t n[K_COUNT][V_COUNT], size_t *stale)
 {
 	struct tally *tl = calloc(1, sizeof(*tl));
-	struct rv_kb *kb = rv_kb_new_builtin();
+	struct rv_kb *kb = NULL;
 	struct rv_table *t = NULL;
 	char path[PATH_CAP];
 	size_t ncase;
 
 	assert_non_null(tl);
-	assert_non_null(kb);
+	assert_int_equal(rv_kb_new_builtin(&kb, NULL), 0);
 	snprintf(path, sizeof(path), "%s/kb/live-cases.tsv", fixtures);
 	struct live_case *c = read_cases(path, &ncase);
 	print_message("%zu cases; those that did not pass are listed with their first match's"

@@ -10,7 +10,7 @@
 
 #include "catalog/catalog.h"
 #include "detect/ensemble.h"
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 
 void rv_kept_fini(struct rv_kept *h)
 {

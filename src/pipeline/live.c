@@ -93,10 +93,9 @@ int rv_live_new(const struct rv_model *m, struct rv_live **out)
 	l->persist = calloc(n, 1);
 	l->matter = calloc(n, sizeof(*l->matter));
 	l->spread = calloc(n, sizeof(*l->spread));
-	l->scratch = rv_ens_scratch_new(m->ens);
 	if (!l->tbl || !l->feat || !l->raw || !l->fscratch || !l->weight || !l->mean ||
-	    !l->nratio || !l->rank || !l->rk || !l->chan_sub || !l->material || !l->stock || !l->kept_ch || !l->lasts || !l->persist || !l->matter || !l->spread || !l->scratch ||
-	    rv_kept_init(&l->kept, m) != 0) {
+	    !l->nratio || !l->rank || !l->rk || !l->chan_sub || !l->material || !l->stock || !l->kept_ch || !l->lasts || !l->persist || !l->matter || !l->spread ||
+	    rv_ens_scratch_new(m->ens, &l->scratch) != 0 || rv_kept_init(&l->kept, m) != 0) {
 		rv_live_free(l);
 		return -ENOMEM;
 	}

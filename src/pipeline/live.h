@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 
 struct rv_live;
 

@@ -12,20 +12,20 @@
  * The novelty section (pipeline/novelty.h): u64 n, then per watched
  * channel u32 channel index (ascending), f64 T_c, f64 M_c. The channel
  * floors (flat_below): u32 flag, then nchan f64 when it is 1.
- * Saving writes a temporary file beside the target and renames it over the
- * target, so a crash never leaves half a model under the real name.
+ * Saving goes through base/atomicfile (a temporary file beside the target
+ * renamed over it), so a crash never leaves half a model under the real name.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "base/atomicfile.h"
 #include "base/bytes.h"
 #include "base/crc32c.h"
 #include "features/features.h"
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 
 static const char model_magic[8] = { 'R', 'V', 'L', 'M', 'O', 'D', 'E', 'L' };
 enum { HEADER_LEN = 8 + 4 + 8, TRAILER_LEN = 4, NAME_MAX_LEN = 4096 };
@@ -70,8 +70,7 @@ static int write_all(FILE *f, const void *p, size_t n)
 int rv_model_save(const struct rv_model *m, const char *path, struct rv_err *err)
 {
 	struct rv_wbuf payload, head;
-	char *tmp = NULL;
-	FILE *f = NULL;
+	struct rv_atomicfile af;
 	int rc = 0;
 
 	rv_wbuf_init(&payload);
@@ -81,33 +80,16 @@ int rv_model_save(const struct rv_model *m, const char *path, struct rv_err *err
 	rv_wbuf_u32(&head, RV_MODEL_FORMAT_VERSION);
 	rv_wbuf_u64(&head, payload.len);
 	rv_wbuf_u32(&payload, rv_crc32c(0, payload.data, payload.len));
-	if (payload.oom || head.oom || asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0) {
-		tmp = NULL;
+	if (payload.oom || head.oom)
 		rc = -ENOMEM;
-		goto out;
+	else if ((rc = rv_atomicfile_open(&af, path, "wb", err)) == 0) {
+		rc = write_all(af.f, head.data, head.len);
+		if (!rc)
+			rc = write_all(af.f, payload.data, payload.len);
+		if (rc)
+			rv_err_set(err, rc, "%s: write failed", path);
+		rc = rv_atomicfile_close(&af, rc, err);
 	}
-	f = fopen(tmp, "wb");
-	if (!f) {
-		rc = rv_err_set(err, -errno, "%s: %s", tmp, rv_strerror(errno));
-		goto out;
-	}
-	rc = write_all(f, head.data, head.len);
-	if (!rc)
-		rc = write_all(f, payload.data, payload.len);
-	if (fclose(f) != 0 && !rc)
-		rc = -EIO;
-	f = NULL;
-	if (rc) {
-		rv_err_set(err, rc, "%s: write failed", tmp);
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path) != 0) {
-		rc = rv_err_set(err, -errno, "%s: %s", path, rv_strerror(errno));
-		unlink(tmp);
-	}
-out:
-	free(tmp);
 	rv_wbuf_fini(&payload);
 	rv_wbuf_fini(&head);
 	return rc;

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "base/crc32c.h"
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 #include "pipeline/pipeline_testutil.h"
 #include "record/synth.h"
 

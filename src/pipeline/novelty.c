@@ -10,7 +10,7 @@
 
 #include "catalog/catalog.h"
 #include "features/features.h"
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 
 void rv_novelty_fini(struct rv_novelty *nv)
 {

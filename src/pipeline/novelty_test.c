@@ -311,8 +311,7 @@ static void test_burst_is_flagged_and_blamed(void **state)
 	assert_true(in->peak_score > RV_SEVERITY_MAJOR);
 	/* the run's statistics count the windows the novelty flagged */
 	memset(&st, 0, sizeof(st));
-	mg2 = rv_incmerge_new(F.m->nchan, (const char *const *)F.m->names, 2, 1);
-	assert_non_null(mg2);
+	assert_int_equal(rv_incmerge_new(F.m->nchan, (const char *const *)F.m->names, 2, 1, &mg2, NULL), 0);
 	assert_int_equal(rv_model_run(F.m, t, NULL, mg2, 1, &st, NULL), 0);
 	assert_int_equal(st.novel_flagged, LAST_BURST_WIN - FIRST_BURST_WIN + 1);
 	rv_incmerge_free(mg2);

@@ -22,7 +22,7 @@
 
 #include "base/parallel.h"
 #include "base/rng.h"
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 #include "pipeline/pipeline_testutil.h"
 
 enum { NCH = 4, IH_TERMS = 12 };
@@ -126,7 +126,7 @@ static void test_window_count_and_ts(void **state)
 		/* stats count the windows, and the incidents' windows as flagged */
 		memset(&st, 0, sizeof(st));
 		rv_incmerge_free(mg);
-		mg = rv_incmerge_new(m->nchan, (const char *const *)m->names, 0, 1);
+		assert_int_equal(rv_incmerge_new(m->nchan, (const char *const *)m->names, 0, 1, &mg, NULL), 0);
 		assert_int_equal(rv_model_run(m, test, NULL, mg, 1, &st, NULL), 0);
 		assert_int_equal(st.windows, want);
 		{
@@ -491,7 +491,7 @@ static void test_sink_error(void **state)
 
 	opts_samples(&o, 5, 1);
 	m = fit(&o, train);
-	mg = rv_incmerge_new(m->nchan, (const char *const *)m->names, 1, 1);
+	assert_int_equal(rv_incmerge_new(m->nchan, (const char *const *)m->names, 1, 1, &mg, NULL), 0);
 	capture_init(&c, m->nchan);
 	c.fail_at = 3;
 	sink = (struct rv_sink){ .ctx = &c, .window = capture_window };
@@ -510,10 +510,11 @@ static void expect_check_refused(const struct rv_model *m, const struct rv_table
 				 const char *a, const char *b)
 {
 	struct rv_err err = { 0 };
-	struct rv_incmerge *mg = rv_incmerge_new(m->nchan, (const char *const *)m->names, 0, 1);
+	struct rv_incmerge *mg = NULL;
 	struct capture c;
 	struct rv_sink sink = { .ctx = &c, .window = capture_window };
 
+	assert_int_equal(rv_incmerge_new(m->nchan, (const char *const *)m->names, 0, 1, &mg, NULL), 0);
 	assert_int_equal(rv_model_check_table(m, t, &err), -EINVAL);
 	if (!strstr(err.msg, a) || (b && !strstr(err.msg, b)) || !strstr(err.msg, "mem.csv"))
 		fail_msg("message '%s' lacks '%s' / '%s'", err.msg, a, b ? b : "");

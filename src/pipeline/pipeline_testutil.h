@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 
 /* MAX_CHAN bounds the ranking a window may carry (its channel count: the
  * quiet host of novelty_testdata.h has 300). */
@@ -82,12 +82,12 @@ static void capture_init(struct capture *c, size_t nchan)
 static struct rv_incmerge *run(const struct rv_model *m, const struct rv_table *t,
 			       struct capture *c, size_t gap, size_t min, unsigned threads)
 {
-	struct rv_incmerge *mg = rv_incmerge_new(m->nchan, (const char *const *)m->names, gap, min);
+	struct rv_incmerge *mg = NULL;
 	struct rv_sink sink = { .ctx = c, .window = capture_window };
 	struct rv_err err = { 0 };
 	int rc;
 
-	assert_non_null(mg);
+	assert_int_equal(rv_incmerge_new(m->nchan, (const char *const *)m->names, gap, min, &mg, NULL), 0);
 	capture_init(c, m->nchan);
 	rc = rv_model_run(m, t, &sink, mg, threads, NULL, &err);
 	if (rc)

@@ -18,7 +18,7 @@
 #include "base/parallel.h"
 #include "features/window.h"
 #include "pipeline/delay.h"
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 #include "pipeline/kept.h"
 #include "pipeline/novelty.h"
 #include "pipeline/rank.h"
@@ -181,7 +181,8 @@ static int block_alloc(struct block *b, const struct rv_model *m, unsigned threa
 		b->w[t].raw = malloc(RV_ENS_BATCH * (nraw ? nraw : 1) * sizeof(float));
 		b->w[t].nratio = malloc((m->nov.n ? m->nov.n : 1) * sizeof(double));
 		b->w[t].rk = malloc(m->nchan * sizeof(struct rv_ranked));
-		b->w[t].scratch = rv_ens_scratch_new(m->ens);
+		if (rv_ens_scratch_new(m->ens, &b->w[t].scratch) != 0)
+			return -ENOMEM;
 		if (!b->w[t].raw || !b->w[t].nratio || !b->w[t].rk || !b->w[t].scratch)
 			return -ENOMEM;
 	}
@@ -194,7 +195,7 @@ static void count_window(struct rv_detect_stats *st, const struct rv_ens_result 
 		return;
 	st->windows++;
 	st->novel_flagged += res->novel != 0;
-	for (int d = 0; d < RV_DET_COUNT; d++)
+	for (int d = 0; d < RV_DET_MAX; d++)
 		st->det_flagged[d] += (res->flags >> d) & 1u;
 }
 

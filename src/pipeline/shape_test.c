@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 #include "pipeline/live.h"
 #include "record/table.h"
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/bigmem.h"
+#include "base/stats.h"
 
 int rv_table_new(size_t nrows, size_t ncols, int with_ts, const char *path,
 		 struct rv_table **out)
@@ -120,61 +121,7 @@ int rv_table_fill_gaps(struct rv_table *t, size_t *filled, struct rv_err *err)
 	return 0;
 }
 
-/*
- * k-th smallest of a[0..n) (Wirth's selection): partitions in place, stops
- * on equal keys from both sides so a regular time base (all steps equal)
- * stays O(n) on average instead of degrading to O(n^2).
- */
-static double select_kth(double *a, ptrdiff_t n, ptrdiff_t k)
-{
-	ptrdiff_t lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		double x = a[k];
-		ptrdiff_t i = lo, j = hi;
-
-		do {
-			while (a[i] < x)
-				i++;
-			while (x < a[j])
-				j--;
-			if (i <= j) {
-				double tmp = a[i];
-				a[i] = a[j];
-				a[j] = tmp;
-				i++;
-				j--;
-			}
-		} while (i <= j);
-		if (j < k)
-			lo = i;
-		if (k < i)
-			hi = j;
-	}
-	return a[k];
-}
-
 double rv_table_median_step(const struct rv_table *t)
 {
-	size_t n;
-	double *d, med;
-
-	if (!t->ts || t->nrows < 2)
-		return 0;
-	n = t->nrows - 1;
-	d = malloc(n * sizeof(*d));
-	if (!d)
-		return NAN;
-	for (size_t i = 0; i < n; i++)
-		d[i] = t->ts[i + 1] - t->ts[i];
-	med = select_kth(d, (ptrdiff_t)n, (ptrdiff_t)(n / 2));
-	if (n % 2 == 0) {
-		/* select_kth left every smaller value below n / 2. */
-		double lower = d[0];
-		for (size_t i = 1; i < n / 2; i++)
-			lower = d[i] > lower ? d[i] : lower;
-		med = (med + lower) / 2;
-	}
-	free(d);
-	return med;
+	return t->ts ? rv_median_step(t->ts, t->nrows) : 0;
 }

@@ -1,9 +1,9 @@
 /*
  * promtext.c - Prometheus text exposition writer. See promtext.h.
  *
- * Every write goes through put() into one buffer that grows by doubling up
- * to max_bytes (NUL included); a failed growth sets the sticky failure and every
- * later put() returns at once. Names are checked before anything of a line
+ * Every write goes through put() into the page, a base/buf.h buffer capped
+ * at RV_PROM_MAX_BYTES (NUL included) whose failure is sticky: every later
+ * put() returns at once. Names are checked before anything of a line
  * is written, so a rejected call leaves the page as it was.
  */
 #include "serve/promtext.h"
@@ -17,7 +17,6 @@
 #include <string.h>
 
 enum {
-	PROM_FIRST_CAP = 4096,   /* first buffer: a small page in one go */
 	PROM_FIRST_FAMS = 32,    /* first family table */
 	SHORTEST_FROM = 15,      /* DBL_DIG: every 15-digit decimal survives a round trip */
 	SHORTEST_TO = 17,        /* 17 digits always identify a double */
@@ -33,77 +32,42 @@ static const char *const prom_types[] = {
 void rv_prom_init(struct rv_promtext *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->max_bytes = RV_PROM_MAX_BYTES;
+	rv_buf_init(&p->page, RV_PROM_MAX_BYTES);
 }
 
 void rv_prom_fini(struct rv_promtext *p)
 {
 	if (!p)
 		return;
-	free(p->buf);
+	rv_buf_fini(&p->page);
 	free(p->fams);
 	rv_prom_init(p);
 }
 
 void rv_prom_reset(struct rv_promtext *p)
 {
-	p->len = 0;
-	p->failed = 0;
+	rv_buf_reset(&p->page);
 	p->nfams = 0;
-	if (p->buf)
-		p->buf[0] = '\0';
 }
 
 int rv_prom_failed(const struct rv_promtext *p)
 {
-	return p->failed;
+	return rv_buf_failed(&p->page);
 }
 
 const char *rv_prom_text(const struct rv_promtext *p, size_t *len)
 {
-	if (len)
-		*len = p->len;
-	return p->buf ? p->buf : "";
-}
-
-/* Makes room for n more bytes plus the terminating NUL. */
-static int reserve(struct rv_promtext *p, size_t n)
-{
-	size_t want, cap;
-	char *nb;
-
-	if (p->failed)
-		return p->failed;
-	if (n >= p->max_bytes || p->len + n + 1 > p->max_bytes)
-		return p->failed = -ENOMEM;
-	want = p->len + n + 1;
-	if (want <= p->cap)
-		return 0;
-	cap = p->cap ? p->cap : PROM_FIRST_CAP;
-	while (cap < want)
-		cap *= 2;
-	if (cap > p->max_bytes)
-		cap = p->max_bytes;
-	nb = realloc(p->buf, cap);
-	if (!nb)
-		return p->failed = -ENOMEM;
-	p->buf = nb;
-	p->cap = cap;
-	return 0;
+	return rv_buf_text(&p->page, len);
 }
 
 static void put(struct rv_promtext *p, const char *s, size_t n)
 {
-	if (reserve(p, n) < 0)
-		return;
-	memcpy(p->buf + p->len, s, n);
-	p->len += n;
-	p->buf[p->len] = '\0';
+	rv_buf_put(&p->page, s, n);
 }
 
 static void put_str(struct rv_promtext *p, const char *s)
 {
-	put(p, s, strlen(s));
+	rv_buf_puts(&p->page, s);
 }
 
 /* Writes s with backslash and newline escaped, and the double quote too
@@ -201,7 +165,7 @@ static long find_family(const struct rv_promtext *p, const char *name, size_t le
 	for (size_t i = 0; i < p->nfams; i++) {
 		const struct rv_prom_fam *f = &p->fams[i];
 
-		if (f->len == len && memcmp(p->buf + f->off, name, len) == 0)
+		if (f->len == len && memcmp(p->page.data + f->off, name, len) == 0)
 			return (long)i;
 	}
 	return -1;
@@ -214,7 +178,7 @@ static int add_family(struct rv_promtext *p, size_t off, size_t len)
 		struct rv_prom_fam *nf = realloc(p->fams, cap * sizeof(*nf));
 
 		if (!nf)
-			return p->failed = -ENOMEM;
+			return p->page.failed = -ENOMEM;   /* sticky, as the page's own */
 		p->fams = nf;
 		p->fams_cap = cap;
 	}
@@ -238,8 +202,8 @@ int rv_prom_family(struct rv_promtext *p, const char *name, const char *type,
 	size_t len, off;
 	long at;
 
-	if (p->failed)
-		return p->failed;
+	if (rv_buf_failed(&p->page))
+		return rv_buf_failed(&p->page);
 	if (!rv_prom_name_ok(name) || !type_ok(type))
 		return -EINVAL;
 	len = strlen(name);
@@ -254,13 +218,13 @@ int rv_prom_family(struct rv_promtext *p, const char *name, const char *type,
 		put_str(p, "\n");
 	}
 	put_str(p, "# TYPE ");
-	off = p->len;
+	off = p->page.len;
 	put(p, name, len);
 	put_str(p, " ");
 	put_str(p, type);
 	put_str(p, "\n");
-	if (p->failed)
-		return p->failed;
+	if (rv_buf_failed(&p->page))
+		return rv_buf_failed(&p->page);
 	return add_family(p, off, len);
 }
 
@@ -284,8 +248,8 @@ int rv_prom_sample(struct rv_promtext *p, const char *name,
 	char num[RV_PROM_VALUE_MAX];
 	size_t n;
 
-	if (p->failed)
-		return p->failed;
+	if (rv_buf_failed(&p->page))
+		return rv_buf_failed(&p->page);
 	if (!rv_prom_name_ok(name) || labels_ok(labels) < 0)
 		return -EINVAL;
 	put_str(p, name);
@@ -302,5 +266,5 @@ int rv_prom_sample(struct rv_promtext *p, const char *name,
 	put_str(p, " ");
 	put(p, num, n);
 	put_str(p, "\n");
-	return p->failed;
+	return rv_buf_failed(&p->page);
 }

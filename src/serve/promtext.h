@@ -3,10 +3,10 @@
  *
  * The agent renders its /metrics page with it: one family header (# HELP,
  * # TYPE) per metric, then that family's samples. The writer owns one
- * growable byte buffer; rv_prom_reset() empties it but keeps the memory, so
- * a steady scrape allocates nothing once the buffer has reached the page's
- * size. Running out of memory (or past the page limit) is sticky: later
- * writes do nothing and rv_prom_failed() tells, instead of a crash or a
+ * growable byte buffer (base/buf.h); rv_prom_reset() empties it but keeps
+ * the memory, so a steady scrape allocates nothing once the buffer has
+ * reached the page's size. Running out of memory (or past the page limit)
+ * is sticky: later writes do nothing and rv_prom_failed() tells, instead of a crash or a
  * silently truncated page. Timestamps are not written (Prometheus stamps
  * samples with the scrape time). Not thread safe: one writer per thread, or
  * a lock around it.
@@ -17,6 +17,8 @@
 #define RV_SERVE_PROMTEXT_H
 
 #include <stddef.h>
+
+#include "base/buf.h"
 
 /* The Content-Type of a page written by this module. */
 #define RV_PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -32,15 +34,12 @@ struct rv_prom_fam {
 };
 
 struct rv_promtext {
-	char *buf;                 /* the page, NUL-terminated once written */
-	size_t len, cap;
-	size_t max_bytes;          /* page limit, RV_PROM_MAX_BYTES after init */
-	int failed;                /* 0 or -ENOMEM, sticky until reset */
+	struct rv_buf page;        /* the page; page.max is RV_PROM_MAX_BYTES after init */
 	struct rv_prom_fam *fams;  /* families of this page, in order */
 	size_t nfams, fams_cap;
 };
 
-/* Empty writer with max_bytes RV_PROM_MAX_BYTES (the caller may lower it
+/* Empty writer with page.max RV_PROM_MAX_BYTES (the caller may lower it
  * before the first write); allocates nothing until the first write. */
 void rv_prom_init(struct rv_promtext *p);
 
@@ -76,7 +75,7 @@ int rv_prom_family(struct rv_promtext *p, const char *name, const char *type,
 int rv_prom_sample(struct rv_promtext *p, const char *name,
 		   const char *const *labels, double value);
 
-/* 0, or -ENOMEM when a write ran out of memory or past max_bytes
+/* 0, or -ENOMEM when a write ran out of memory or past page.max
  * since the last reset (the page is then incomplete: do not serve it). */
 int rv_prom_failed(const struct rv_promtext *p);
 

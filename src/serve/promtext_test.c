@@ -140,14 +140,14 @@ static void test_reset_reuses_buffer(void **state)
 	first = strdup(rv_prom_text(&p, &len));
 	assert_non_null(first);
 	assert_true(len > 4096);
-	buf = p.buf;
-	cap = p.cap;
+	buf = p.page.data;
+	cap = p.page.cap;
 	for (int round = 0; round < 3; round++) {
 		rv_prom_reset(&p);
 		assert_string_equal(rv_prom_text(&p, NULL), "");
 		write_page(&p, 500);
-		assert_ptr_equal(p.buf, buf);   /* no new allocation once warm */
-		assert_int_equal(p.cap, cap);
+		assert_ptr_equal(p.page.data, buf);   /* no new allocation once warm */
+		assert_int_equal(p.page.cap, cap);
 		assert_string_equal(rv_prom_text(&p, NULL), first);
 	}
 	free(first);
@@ -198,7 +198,7 @@ static void test_sticky_failure(void **state)
 
 	(void)state;
 	rv_prom_init(&p);
-	p.max_bytes = 64;
+	p.page.max = 64;
 	assert_int_equal(rv_prom_sample(&p, "short", NULL, 1), 0);
 	assert_int_equal(rv_prom_sample(&p, "m", (const char *const[]){ "k",
 		"a value far too long for a page of sixty-four bytes", NULL }, 1), -ENOMEM);

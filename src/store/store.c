@@ -48,8 +48,8 @@ static const struct {
 
 /* Fills err for a failed SQLite call (rc: its result code; detail: SQLite's
  * words for it) and returns the negative errno. */
-int store_fail_msg(const struct rv_store *s, int rc, const char *what, const char *detail,
-		   struct rv_err *err)
+int rv_store_fail_msg(const struct rv_store *s, int rc, const char *what, const char *detail,
+		      struct rv_err *err)
 {
 	int errnum = -EIO;
 	const char *kind = "SQLite error";
@@ -64,15 +64,16 @@ int store_fail_msg(const struct rv_store *s, int rc, const char *what, const cha
 	return rv_err_set(err, errnum, "store %s: %s: %s: %s", s->path, kind, what, detail);
 }
 
-/* store_fail_msg with the connection's message. Reads sqlite3_errmsg, so
+/* rv_store_fail_msg with the connection's message. Reads sqlite3_errmsg, so
  * call it before anything else touches the connection. */
-int store_fail_sqlite(const struct rv_store *s, int rc, const char *what, struct rv_err *err)
+int rv_store_fail_sqlite(const struct rv_store *s, int rc, const char *what, struct rv_err *err)
 {
-	return store_fail_msg(s, rc, what, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc), err);
+	return rv_store_fail_msg(s, rc, what, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc),
+				 err);
 }
 
 /* Every public call but close starts here. */
-int store_enter(struct rv_store *s, struct rv_err *err)
+int rv_store_enter(struct rv_store *s, struct rv_err *err)
 {
 	if (!s)
 		return rv_err_set(err, -EINVAL, "store: no store");
@@ -83,11 +84,11 @@ int store_enter(struct rv_store *s, struct rv_err *err)
 	return 0;
 }
 
-/* Every public call that writes starts here: store_enter, and -EROFS on a
+/* Every public call that writes starts here: rv_store_enter, and -EROFS on a
  * store opened with rv_store_open_ro. what: the write, for the message. */
-int store_enter_write(struct rv_store *s, const char *what, struct rv_err *err)
+int rv_store_enter_write(struct rv_store *s, const char *what, struct rv_err *err)
 {
-	int rc = store_enter(s, err);
+	int rc = rv_store_enter(s, err);
 
 	if (rc == 0 && s->readonly)
 		rc = rv_err_set(err, -EROFS, "store %s: %s: the store was opened read-only",
@@ -96,7 +97,7 @@ int store_enter_write(struct rv_store *s, const char *what, struct rv_err *err)
 }
 
 /* Steps statement id to its end (SQLITE_DONE, rows ignored) and resets it. */
-int store_step_done(struct rv_store *s, enum stmt_id id, const char *what, struct rv_err *err)
+int rv_store_step_done(struct rv_store *s, enum stmt_id id, const char *what, struct rv_err *err)
 {
 	sqlite3_stmt *st = s->st[id];
 	int rc;
@@ -104,7 +105,7 @@ int store_step_done(struct rv_store *s, enum stmt_id id, const char *what, struc
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		;
 	if (rc != SQLITE_DONE)
-		rc = store_fail_sqlite(s, rc, what, err);
+		rc = rv_store_fail_sqlite(s, rc, what, err);
 	else
 		rc = 0;
 	sqlite3_reset(st);
@@ -127,16 +128,16 @@ static int step_int(struct rv_store *s, enum stmt_id id, sqlite3_int64 *out, con
 	} else if (rc == SQLITE_DONE) {
 		rc = 0;
 	} else {
-		rc = store_fail_sqlite(s, rc, what, err);
+		rc = rv_store_fail_sqlite(s, rc, what, err);
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return rc;
 }
 
-int store_tx_begin(struct rv_store *s, const char *what, struct rv_err *err)
+int rv_store_tx_begin(struct rv_store *s, const char *what, struct rv_err *err)
 {
-	return store_step_done(s, ST_BEGIN, what, err);
+	return rv_store_step_done(s, ST_BEGIN, what, err);
 }
 
 /* Rolls back the open transaction, if SQLite has not already. Cannot fail in
@@ -148,30 +149,30 @@ static void tx_abort(struct rv_store *s)
 	if (sqlite3_get_autocommit(s->db))
 		return;
 	rv_err_clear(&e);
-	if (store_step_done(s, ST_ROLLBACK, "rolling back", &e) < 0)
+	if (rv_store_step_done(s, ST_ROLLBACK, "rolling back", &e) < 0)
 		rv_warn("%s", e.msg);
 }
 
 /* Commits, or rolls back when rc < 0 or the commit fails; returns rc or the
  * commit's error. */
-int store_tx_end(struct rv_store *s, int rc, const char *what, struct rv_err *err)
+int rv_store_tx_end(struct rv_store *s, int rc, const char *what, struct rv_err *err)
 {
 	if (rc == 0)
-		rc = store_step_done(s, ST_COMMIT, what, err);
+		rc = rv_store_step_done(s, ST_COMMIT, what, err);
 	if (rc < 0)
 		tx_abort(s);
 	return rc;
 }
 
 /* Binds n bytes of text from a fixed field that may lack its NUL. */
-int store_bind_field(sqlite3_stmt *st, int idx, const char *field, size_t cap)
+int rv_store_bind_field(sqlite3_stmt *st, int idx, const char *field, size_t cap)
 {
 	return sqlite3_bind_text(st, idx, field, (int)strnlen(field, cap), SQLITE_STATIC);
 }
 
 /* Copies column col (text, or "" for NULL) into a fixed field with its NUL,
  * cut to fit. */
-void store_column_field(sqlite3_stmt *st, int col, char *field, size_t cap)
+void rv_store_column_field(sqlite3_stmt *st, int col, char *field, size_t cap)
 {
 	const unsigned char *t = sqlite3_column_text(st, col);
 	size_t n = t ? (size_t)sqlite3_column_bytes(st, col) : 0;
@@ -184,7 +185,7 @@ void store_column_field(sqlite3_stmt *st, int col, char *field, size_t cap)
 }
 
 /* A REAL column, NaN for NULL (SQLite stores NaN as NULL). */
-double store_column_real(sqlite3_stmt *st, int col)
+double rv_store_column_real(sqlite3_stmt *st, int col)
 {
 	if (sqlite3_column_type(st, col) == SQLITE_NULL)
 		return NAN;
@@ -192,7 +193,7 @@ double store_column_real(sqlite3_stmt *st, int col)
 }
 
 /* sqlite3_bind_* return a SQLite code; the first failure wins. */
-int store_bind_ok(int rc, int next)
+int rv_store_bind_ok(int rc, int next)
 {
 	return rc != SQLITE_OK ? rc : next;
 }
@@ -200,7 +201,7 @@ int store_bind_ok(int rc, int next)
 /* ------------------------------------------------------------ open, close */
 
 /* Copies the directory part of path ("." when none) into dir (cap bytes). */
-int store_dir_of(const char *path, char *dir, size_t cap, struct rv_err *err)
+int rv_store_dir_of(const char *path, char *dir, size_t cap, struct rv_err *err)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -226,7 +227,7 @@ static int check_dir(const char *path, struct rv_err *err)
 {
 	char dir[PATH_MAX];
 	struct stat sb;
-	int rc = store_dir_of(path, dir, sizeof(dir), err);
+	int rc = rv_store_dir_of(path, dir, sizeof(dir), err);
 
 	if (rc < 0)
 		return rc;
@@ -247,34 +248,34 @@ static int check_dir(const char *path, struct rv_err *err)
 
 /* Runs a one-off statement (at open, or for tests) and reads column 0 of its
  * first row as an integer into *out (may be NULL). */
-int store_query_int(struct rv_store *s, const char *sql, sqlite3_int64 *out, const char *what,
-		    struct rv_err *err)
+int rv_store_query_int(struct rv_store *s, const char *sql, sqlite3_int64 *out, const char *what,
+		       struct rv_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
-		return store_fail_sqlite(s, rc, what, err);
+		return rv_store_fail_sqlite(s, rc, what, err);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && out)
 		*out = sqlite3_column_int64(st, 0);
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		rc = 0;
 	else
-		rc = store_fail_sqlite(s, rc, what, err);
+		rc = rv_store_fail_sqlite(s, rc, what, err);
 	sqlite3_finalize(st);
 	return rc;
 }
 
-int store_exec_sql(struct rv_store *s, const char *sql, const char *what, struct rv_err *err)
+int rv_store_exec_sql(struct rv_store *s, const char *sql, const char *what, struct rv_err *err)
 {
 	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 
-	return rc == SQLITE_OK ? 0 : store_fail_sqlite(s, rc, what, err);
+	return rc == SQLITE_OK ? 0 : rv_store_fail_sqlite(s, rc, what, err);
 }
 
 /* Refuses a schema version this build does not know (a newer reveal's). */
-int store_check_version(const struct rv_store *s, sqlite3_int64 version, struct rv_err *err)
+int rv_store_check_version(const struct rv_store *s, sqlite3_int64 version, struct rv_err *err)
 {
 	if (version > RV_STORE_SCHEMA_VERSION || version < 0)
 		return rv_err_set(err, -ENOTSUP,
@@ -288,8 +289,8 @@ int store_check_version(const struct rv_store *s, sqlite3_int64 version, struct 
 static int check_reveal_store(struct rv_store *s, sqlite3_int64 version, struct rv_err *err)
 {
 	sqlite3_int64 objects = 0;
-	int rc = version == 0 ? store_query_int(s, "SELECT count(*) FROM sqlite_master", &objects,
-						"reading the schema", err)
+	int rc = version == 0 ? rv_store_query_int(s, "SELECT count(*) FROM sqlite_master",
+						   &objects, "reading the schema", err)
 			      : 0;
 
 	if (rc == 0 && objects > 0)
@@ -303,17 +304,18 @@ static int check_reveal_store(struct rv_store *s, sqlite3_int64 version, struct 
  * rv_store_schema_steps the store lacks (all of them in an empty file), in
  * one transaction under the write lock, so that two agents starting at once
  * do not both do it. */
-int store_upgrade(struct rv_store *s, struct rv_err *err)
+int rv_store_upgrade(struct rv_store *s, struct rv_err *err)
 {
 	sqlite3_int64 version = 0, from;
 	char what[64];
-	int rc = store_exec_sql(s, "BEGIN IMMEDIATE", "creating the schema", err);
+	int rc = rv_store_exec_sql(s, "BEGIN IMMEDIATE", "creating the schema", err);
 
 	if (rc < 0)
 		return rc;
-	rc = store_query_int(s, "PRAGMA user_version", &version, "reading the schema version", err);
+	rc = rv_store_query_int(s, "PRAGMA user_version", &version, "reading the schema version",
+				err);
 	if (rc == 0)
-		rc = store_check_version(s, version, err);
+		rc = rv_store_check_version(s, version, err);
 	if (rc == 0)
 		rc = check_reveal_store(s, version, err);
 	for (from = version; rc == 0 && version < RV_STORE_SCHEMA_VERSION; version++) {
@@ -322,14 +324,14 @@ int store_upgrade(struct rv_store *s, struct rv_err *err)
 		else
 			snprintf(what, sizeof(what), "upgrading the schema to version %lld",
 				 (long long)version + 1);
-		rc = store_exec_sql(s, rv_store_schema_steps[version], what, err);
+		rc = rv_store_exec_sql(s, rv_store_schema_steps[version], what, err);
 	}
 	if (rc == 0 && version != from) {
 		snprintf(what, sizeof(what), "PRAGMA user_version = %d", RV_STORE_SCHEMA_VERSION);
-		rc = store_exec_sql(s, what, "writing the schema version", err);
+		rc = rv_store_exec_sql(s, what, "writing the schema version", err);
 	}
 	if (rc == 0)
-		rc = store_exec_sql(s, "COMMIT", "creating the schema", err);
+		rc = rv_store_exec_sql(s, "COMMIT", "creating the schema", err);
 	if (rc < 0 && !sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
@@ -343,7 +345,7 @@ static int set_journal(struct rv_store *s, struct rv_err *err)
 	int rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
-		return store_fail_sqlite(s, rc, "setting WAL mode", err);
+		return rv_store_fail_sqlite(s, rc, "setting WAL mode", err);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		const char *mode = (const char *)sqlite3_column_text(st, 0);
@@ -352,11 +354,12 @@ static int set_journal(struct rv_store *s, struct rv_err *err)
 				mode ? mode : "unknown");
 		rc = 0;
 	} else {
-		rc = store_fail_sqlite(s, rc, "setting WAL mode", err);
+		rc = rv_store_fail_sqlite(s, rc, "setting WAL mode", err);
 	}
 	sqlite3_finalize(st);
 	if (rc == 0)
-		rc = store_exec_sql(s, "PRAGMA synchronous = NORMAL", "setting synchronous", err);
+		rc = rv_store_exec_sql(s, "PRAGMA synchronous = NORMAL", "setting synchronous",
+				       err);
 	return rc;
 }
 
@@ -368,25 +371,26 @@ static int store_connect(struct rv_store *s, struct rv_err *err)
 	int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 
 	if (rc != SQLITE_OK)
-		return store_fail_sqlite(s, rc, "opening", err);
+		return rv_store_fail_sqlite(s, rc, "opening", err);
 	if (sqlite3_db_readonly(s->db, "main") == 1)
 		return rv_err_set(err, -EACCES, "store %s: the file is not writable", s->path);
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, RV_STORE_BUSY_MS);
-	rc = store_query_int(s, "PRAGMA user_version", &version, "reading the schema version", err);
+	rc = rv_store_query_int(s, "PRAGMA user_version", &version, "reading the schema version",
+				err);
 	if (rc == 0)
-		rc = store_check_version(s, version, err);
+		rc = rv_store_check_version(s, version, err);
 	if (rc == 0)
 		rc = set_journal(s, err);
 	if (rc == 0)
-		rc = store_upgrade(s, err);
+		rc = rv_store_upgrade(s, err);
 	if (rc == 0)
-		rc = store_prepare(s, err);
+		rc = rv_store_prepare(s, err);
 	return rc;
 }
 
 /* Prepares every statement of rv_store_stmt_sql once, for the store's life. */
-int store_prepare(struct rv_store *s, struct rv_err *err)
+int rv_store_prepare(struct rv_store *s, struct rv_err *err)
 {
 	int rc = 0;
 
@@ -394,7 +398,7 @@ int store_prepare(struct rv_store *s, struct rv_err *err)
 		int prc = sqlite3_prepare_v3(s->db, rv_store_stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 					     &s->st[i], NULL);
 		if (prc != SQLITE_OK)
-			rc = store_fail_sqlite(s, prc, "preparing statements", err);
+			rc = rv_store_fail_sqlite(s, prc, "preparing statements", err);
 	}
 	return rc;
 }
@@ -475,18 +479,18 @@ static int write_signals(struct rv_store *s, const struct rv_store_incident *inc
 	int rc;
 
 	sqlite3_bind_int64(s->st[ST_SIG_DELETE], 1, (sqlite3_int64)inc->id);
-	rc = store_step_done(s, ST_SIG_DELETE, what, err);
+	rc = rv_store_step_done(s, ST_SIG_DELETE, what, err);
 	for (size_t i = 0; rc == 0 && i < inc->nsig; i++) {
 		const struct rv_store_signal *g = &inc->sig[i];
 		int brc = sqlite3_bind_int64(st, 1, (sqlite3_int64)inc->id);
 
-		brc = store_bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
-		brc = store_bind_ok(brc, store_bind_field(st, 3, g->name, sizeof(g->name)));
-		brc = store_bind_ok(brc, sqlite3_bind_double(st, 4, g->share));
-		brc = store_bind_ok(brc, sqlite3_bind_double(st, 5, g->baseline));
-		brc = store_bind_ok(brc, sqlite3_bind_double(st, 6, g->value));
-		rc = brc != SQLITE_OK ? store_fail_sqlite(s, brc, what, err)
-				      : store_step_done(s, ST_SIG_INSERT, what, err);
+		brc = rv_store_bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
+		brc = rv_store_bind_ok(brc, rv_store_bind_field(st, 3, g->name, sizeof(g->name)));
+		brc = rv_store_bind_ok(brc, sqlite3_bind_double(st, 4, g->share));
+		brc = rv_store_bind_ok(brc, sqlite3_bind_double(st, 5, g->baseline));
+		brc = rv_store_bind_ok(brc, sqlite3_bind_double(st, 6, g->value));
+		rc = brc != SQLITE_OK ? rv_store_fail_sqlite(s, brc, what, err)
+				      : rv_store_step_done(s, ST_SIG_INSERT, what, err);
 	}
 	return rc;
 }
@@ -497,44 +501,45 @@ static int write_incident_row(struct rv_store *s, const struct rv_store_incident
 	sqlite3_stmt *st = s->st[ST_INC_UPSERT];
 	int brc = sqlite3_bind_int64(st, 1, (sqlite3_int64)inc->id);
 
-	brc = store_bind_ok(brc, sqlite3_bind_double(st, 2, inc->start_ts));
-	brc = store_bind_ok(brc, sqlite3_bind_double(st, 3, inc->end_ts));
-	brc = store_bind_ok(brc, sqlite3_bind_int(st, 4, inc->open != 0));
-	brc = store_bind_ok(brc, sqlite3_bind_int64(st, 5, (sqlite3_int64)inc->windows));
-	brc = store_bind_ok(brc, sqlite3_bind_double(st, 6, inc->peak_score));
-	brc = store_bind_ok(brc, sqlite3_bind_double(st, 7, inc->mean_score));
-	brc = store_bind_ok(brc, sqlite3_bind_int64(st, 8, (sqlite3_int64)inc->detectors));
-	brc = store_bind_ok(brc, store_bind_field(st, 9, inc->subsystem, sizeof(inc->subsystem)));
-	brc = store_bind_ok(brc, store_bind_field(st, 10, inc->host, sizeof(inc->host)));
-	brc = store_bind_ok(brc, store_bind_field(st, 11, inc->subsystems, sizeof(inc->subsystems)));
-	brc = store_bind_ok(brc, sqlite3_bind_int64(st, 12, inc->phase ? inc->phase : 1));
-	brc = store_bind_ok(brc, inc->follows ? sqlite3_bind_int64(st, 13, (sqlite3_int64)inc->follows)
+	brc = rv_store_bind_ok(brc, sqlite3_bind_double(st, 2, inc->start_ts));
+	brc = rv_store_bind_ok(brc, sqlite3_bind_double(st, 3, inc->end_ts));
+	brc = rv_store_bind_ok(brc, sqlite3_bind_int(st, 4, inc->open != 0));
+	brc = rv_store_bind_ok(brc, sqlite3_bind_int64(st, 5, (sqlite3_int64)inc->windows));
+	brc = rv_store_bind_ok(brc, sqlite3_bind_double(st, 6, inc->peak_score));
+	brc = rv_store_bind_ok(brc, sqlite3_bind_double(st, 7, inc->mean_score));
+	brc = rv_store_bind_ok(brc, sqlite3_bind_int64(st, 8, (sqlite3_int64)inc->detectors));
+	brc = rv_store_bind_ok(brc, rv_store_bind_field(st, 9, inc->subsystem,
+							sizeof(inc->subsystem)));
+	brc = rv_store_bind_ok(brc, rv_store_bind_field(st, 10, inc->host, sizeof(inc->host)));
+	brc = rv_store_bind_ok(brc, rv_store_bind_field(st, 11, inc->subsystems, sizeof(inc->subsystems)));
+	brc = rv_store_bind_ok(brc, sqlite3_bind_int64(st, 12, inc->phase ? inc->phase : 1));
+	brc = rv_store_bind_ok(brc, inc->follows ? sqlite3_bind_int64(st, 13, (sqlite3_int64)inc->follows)
 					      : sqlite3_bind_null(st, 13));
 	if (brc != SQLITE_OK) {
 		sqlite3_clear_bindings(st);
-		return store_fail_sqlite(s, brc, what, err);
+		return rv_store_fail_sqlite(s, brc, what, err);
 	}
-	return store_step_done(s, ST_INC_UPSERT, what, err);
+	return rv_store_step_done(s, ST_INC_UPSERT, what, err);
 }
 
 int rv_store_put_incident(struct rv_store *s, const struct rv_store_incident *inc,
 			  struct rv_err *err)
 {
 	char what[64];
-	int rc = store_enter_write(s, "writing an incident", err);
+	int rc = rv_store_enter_write(s, "writing an incident", err);
 
 	if (rc == 0)
 		rc = check_incident(s, inc, err);
 	if (rc < 0)
 		return rc;
 	snprintf(what, sizeof(what), "writing incident %llu", (unsigned long long)inc->id);
-	rc = store_tx_begin(s, what, err);
+	rc = rv_store_tx_begin(s, what, err);
 	if (rc < 0)
 		return rc;
 	rc = write_incident_row(s, inc, what, err);
 	if (rc == 0)
 		rc = write_signals(s, inc, what, err);
-	return store_tx_end(s, rc, what, err);
+	return rv_store_tx_end(s, rc, what, err);
 }
 
 /* phase (column col) and follows (col + 1): a phase that is NULL, below 1
@@ -558,30 +563,30 @@ static int read_incident(struct rv_store *s, struct rv_store_incident *inc, stru
 
 	memset(inc, 0, sizeof(*inc));
 	inc->id = (uint64_t)sqlite3_column_int64(st, 0);
-	inc->start_ts = store_column_real(st, 1);
-	inc->end_ts = store_column_real(st, 2);
+	inc->start_ts = rv_store_column_real(st, 1);
+	inc->end_ts = rv_store_column_real(st, 2);
 	inc->open = sqlite3_column_int(st, 3) != 0;
 	inc->windows = windows > 0 ? (size_t)windows : 0;
-	inc->peak_score = store_column_real(st, 5);
-	inc->mean_score = store_column_real(st, 6);
+	inc->peak_score = rv_store_column_real(st, 5);
+	inc->mean_score = rv_store_column_real(st, 6);
 	inc->detectors = (unsigned)sqlite3_column_int64(st, 7);
-	store_column_field(st, 8, inc->subsystem, sizeof(inc->subsystem));
-	store_column_field(st, 9, inc->host, sizeof(inc->host));
-	store_column_field(st, 10, inc->subsystems, sizeof(inc->subsystems));
+	rv_store_column_field(st, 8, inc->subsystem, sizeof(inc->subsystem));
+	rv_store_column_field(st, 9, inc->host, sizeof(inc->host));
+	rv_store_column_field(st, 10, inc->subsystems, sizeof(inc->subsystems));
 	read_phase(st, 11, inc);
-	store_column_field(st, 13, inc->cause, sizeof(inc->cause));
-	store_column_field(st, 14, inc->cause_title, sizeof(inc->cause_title));
-	inc->cause_confidence = store_column_real(st, 15);
+	rv_store_column_field(st, 13, inc->cause, sizeof(inc->cause));
+	rv_store_column_field(st, 14, inc->cause_title, sizeof(inc->cause_title));
+	inc->cause_confidence = rv_store_column_real(st, 15);
 	sqlite3_bind_int64(sg, 1, (sqlite3_int64)inc->id);
 	sqlite3_bind_int(sg, 2, RV_STORE_SIG_MAX);
 	while ((rc = sqlite3_step(sg)) == SQLITE_ROW) {
 		struct rv_store_signal *g = &inc->sig[inc->nsig++];
-		store_column_field(sg, 0, g->name, sizeof(g->name));
-		g->share = store_column_real(sg, 1);
-		g->baseline = store_column_real(sg, 2);
-		g->value = store_column_real(sg, 3);
+		rv_store_column_field(sg, 0, g->name, sizeof(g->name));
+		g->share = rv_store_column_real(sg, 1);
+		g->baseline = rv_store_column_real(sg, 2);
+		g->value = rv_store_column_real(sg, 3);
 	}
-	rc = rc == SQLITE_DONE ? 0 : store_fail_sqlite(s, rc, "reading signals", err);
+	rc = rc == SQLITE_DONE ? 0 : rv_store_fail_sqlite(s, rc, "reading signals", err);
 	sqlite3_reset(sg);
 	return rc;
 }
@@ -592,7 +597,7 @@ int rv_store_list_incidents(struct rv_store *s, double since_ts, size_t limit,
 {
 	struct rv_store_incident inc;
 	sqlite3_stmt *st;
-	int rc = store_enter(s, err);
+	int rc = rv_store_enter(s, err);
 
 	if (rc < 0)
 		return rc;
@@ -607,7 +612,7 @@ int rv_store_list_incidents(struct rv_store *s, double since_ts, size_t limit,
 		if (src == SQLITE_DONE)
 			break;
 		if (src != SQLITE_ROW) {
-			rc = store_fail_sqlite(s, src, "listing incidents", err);
+			rc = rv_store_fail_sqlite(s, src, "listing incidents", err);
 			break;
 		}
 		rc = read_incident(s, &inc, err);
@@ -625,7 +630,7 @@ int rv_store_list_incidents(struct rv_store *s, double since_ts, size_t limit,
 int rv_store_max_incident_id(struct rv_store *s, uint64_t *out, struct rv_err *err)
 {
 	sqlite3_int64 v = 0;
-	int rc = store_enter(s, err);
+	int rc = rv_store_enter(s, err);
 
 	if (rc == 0 && !out)
 		rc = rv_err_set(err, -EINVAL, "store %s: no output", s->path);
@@ -638,33 +643,33 @@ int rv_store_max_incident_id(struct rv_store *s, uint64_t *out, struct rv_err *e
 
 int rv_store_close_open_incidents(struct rv_store *s, double end_ts, struct rv_err *err)
 {
-	int rc = store_enter_write(s, "closing open incidents", err);
+	int rc = rv_store_enter_write(s, "closing open incidents", err);
 
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_double(s->st[ST_CLOSE_OPEN], 1, end_ts);
-	return store_step_done(s, ST_CLOSE_OPEN, "closing open incidents", err);
+	return rv_store_step_done(s, ST_CLOSE_OPEN, "closing open incidents", err);
 }
 
 int rv_store_prune(struct rv_store *s, double older_than_ts, size_t keep_max, struct rv_err *err)
 {
 	sqlite3_stmt *st;
-	int rc = store_enter_write(s, "pruning incidents", err);
+	int rc = rv_store_enter_write(s, "pruning incidents", err);
 
 	if (rc < 0)
 		return rc;
-	rc = store_tx_begin(s, "pruning incidents", err);
+	rc = rv_store_tx_begin(s, "pruning incidents", err);
 	if (rc < 0)
 		return rc;
-	rc = store_step_done(s, ST_PRUNE_MARK, "pruning incidents", err);
+	rc = rv_store_step_done(s, ST_PRUNE_MARK, "pruning incidents", err);
 	if (rc == 0) {
 		st = s->st[ST_PRUNE];
 		sqlite3_bind_double(st, 1, isnan(older_than_ts) ? -INFINITY : older_than_ts);
 		sqlite3_bind_int64(st, 2, keep_max > (size_t)INT64_MAX ? INT64_MAX
 									: (sqlite3_int64)keep_max);
-		rc = store_step_done(s, ST_PRUNE, "pruning incidents", err);
+		rc = rv_store_step_done(s, ST_PRUNE, "pruning incidents", err);
 	}
-	return store_tx_end(s, rc, "pruning incidents", err);
+	return rv_store_tx_end(s, rc, "pruning incidents", err);
 }
 
 /* ------------------------------------------------------------ fits and kv */
@@ -672,7 +677,7 @@ int rv_store_prune(struct rv_store *s, double older_than_ts, size_t keep_max, st
 int rv_store_put_fit(struct rv_store *s, const struct rv_store_fit *f, struct rv_err *err)
 {
 	sqlite3_stmt *st;
-	int brc, rc = store_enter_write(s, "writing a fit", err);
+	int brc, rc = rv_store_enter_write(s, "writing a fit", err);
 
 	if (rc < 0)
 		return rc;
@@ -680,23 +685,24 @@ int rv_store_put_fit(struct rv_store *s, const struct rv_store_fit *f, struct rv
 		return rv_err_set(err, -EINVAL, "store %s: fit without a time", s->path);
 	st = s->st[ST_FIT_INSERT];
 	brc = sqlite3_bind_double(st, 1, f->ts);
-	brc = store_bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)f->channels));
-	brc = store_bind_ok(brc, sqlite3_bind_int64(st, 3, (sqlite3_int64)f->features));
-	brc = store_bind_ok(brc, sqlite3_bind_int64(st, 4, (sqlite3_int64)f->train_windows));
-	brc = store_bind_ok(brc, sqlite3_bind_double(st, 5, f->fit_seconds));
-	brc = store_bind_ok(brc, store_bind_field(st, 6, f->reason, sizeof(f->reason)));
-	brc = store_bind_ok(brc, store_bind_field(st, 7, f->model_path, sizeof(f->model_path)));
+	brc = rv_store_bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)f->channels));
+	brc = rv_store_bind_ok(brc, sqlite3_bind_int64(st, 3, (sqlite3_int64)f->features));
+	brc = rv_store_bind_ok(brc, sqlite3_bind_int64(st, 4, (sqlite3_int64)f->train_windows));
+	brc = rv_store_bind_ok(brc, sqlite3_bind_double(st, 5, f->fit_seconds));
+	brc = rv_store_bind_ok(brc, rv_store_bind_field(st, 6, f->reason, sizeof(f->reason)));
+	brc = rv_store_bind_ok(brc, rv_store_bind_field(st, 7, f->model_path,
+							sizeof(f->model_path)));
 	if (brc != SQLITE_OK) {
 		sqlite3_clear_bindings(st);
-		return store_fail_sqlite(s, brc, "writing a fit", err);
+		return rv_store_fail_sqlite(s, brc, "writing a fit", err);
 	}
-	return store_step_done(s, ST_FIT_INSERT, "writing a fit", err);
+	return rv_store_step_done(s, ST_FIT_INSERT, "writing a fit", err);
 }
 
 int rv_store_count_fits(struct rv_store *s, size_t *out, struct rv_err *err)
 {
 	sqlite3_int64 n = 0;
-	int rc = store_enter(s, err);
+	int rc = rv_store_enter(s, err);
 
 	if (rc == 0 && !out)
 		rc = rv_err_set(err, -EINVAL, "store %s: no output", s->path);
@@ -710,7 +716,7 @@ int rv_store_count_fits(struct rv_store *s, size_t *out, struct rv_err *err)
 int rv_store_set_kv(struct rv_store *s, const char *key, const char *value, struct rv_err *err)
 {
 	sqlite3_stmt *st;
-	int brc, rc = store_enter_write(s, "writing a key", err);
+	int brc, rc = rv_store_enter_write(s, "writing a key", err);
 
 	if (rc < 0)
 		return rc;
@@ -718,19 +724,19 @@ int rv_store_set_kv(struct rv_store *s, const char *key, const char *value, stru
 		return rv_err_set(err, -EINVAL, "store %s: key or value missing", s->path);
 	st = s->st[ST_KV_SET];
 	brc = sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	brc = store_bind_ok(brc, sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC));
+	brc = rv_store_bind_ok(brc, sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC));
 	if (brc != SQLITE_OK) {
 		sqlite3_clear_bindings(st);
-		return store_fail_sqlite(s, brc, "writing a key", err);
+		return rv_store_fail_sqlite(s, brc, "writing a key", err);
 	}
-	return store_step_done(s, ST_KV_SET, key, err);
+	return rv_store_step_done(s, ST_KV_SET, key, err);
 }
 
 int rv_store_get_kv(struct rv_store *s, const char *key, char *buf, size_t cap,
 		    struct rv_err *err)
 {
 	sqlite3_stmt *st;
-	int rc = store_enter(s, err);
+	int rc = rv_store_enter(s, err);
 
 	if (rc < 0)
 		return rc;
@@ -755,7 +761,7 @@ int rv_store_get_kv(struct rv_store *s, const char *key, char *buf, size_t cap,
 	} else if (rc == SQLITE_DONE) {
 		rc = rv_err_set(err, -ENOENT, "store %s: no key %s", s->path, key);
 	} else {
-		rc = store_fail_sqlite(s, rc, "reading a key", err);
+		rc = rv_store_fail_sqlite(s, rc, "reading a key", err);
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -767,17 +773,17 @@ int rv_store_get_kv(struct rv_store *s, const char *key, char *buf, size_t cap,
 int rv_store_test_limit_pages(struct rv_store *s, unsigned pages, struct rv_err *err)
 {
 	char sql[64];
-	int rc = store_enter(s, err);
+	int rc = rv_store_enter(s, err);
 
 	if (rc < 0)
 		return rc;
 	if (s->saved_max_pages == 0) {
-		rc = store_query_int(s, "PRAGMA max_page_count", &s->saved_max_pages,
+		rc = rv_store_query_int(s, "PRAGMA max_page_count", &s->saved_max_pages,
 			       "reading max_page_count", err);
 		if (rc < 0)
 			return rc;
 	}
 	snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %lld",
 		 pages ? (long long)pages : s->saved_max_pages);
-	return store_query_int(s, sql, NULL, "setting max_page_count", err);
+	return rv_store_query_int(s, sql, NULL, "setting max_page_count", err);
 }

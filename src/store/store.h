@@ -39,7 +39,7 @@
  *   incident_evidence(incident_id, pos, name, skew, base_n, inc_n,
  *             base_mean, base_sd, value, inc_sd, peak, z, change, dir,
  *             onset_ts; PRIMARY KEY (incident_id, pos)): the channels that
- *             moved (explain/evidence.h), strongest first
+ *             moved, strongest first (struct rv_store_ev)
  *   incident_series(incident_id, pos, name, points INTEGER, data BLOB:
  *             points x (f64 time, f32 value), little-endian; PRIMARY KEY
  *             (incident_id, pos)): the top signals' samples around the
@@ -81,7 +81,6 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "explain/evidence.h"
 
 enum {
 	RV_STORE_SCHEMA_VERSION = 3,  /* PRAGMA user_version this code writes and reads */
@@ -159,6 +158,24 @@ struct rv_store_cause {
 };
 
 /*
+ * One evidence entry as stored: how a channel moved during the incident.
+ * The fields, and their meaning, are those of explain/evidence.h's struct
+ * rv_evidence_sig (the agent copies its entries in, `reveal report` copies
+ * them back out): the store keeps its own row type so that it depends on
+ * catalog/ and base/ only (docs/ARCHITECTURE.md).
+ */
+struct rv_store_ev {
+	const char *name;
+	int skew;              /* 1 for a per-CPU skew entry */
+	size_t base_n, inc_n;  /* finite samples in the baseline and the incident */
+	double base_mean, base_sd;
+	double value, inc_sd, peak;
+	double z, change;
+	int dir;               /* +1, -1 or 0 */
+	double onset_ts;       /* NaN when unknown */
+};
+
+/*
  * What a report needs of an incident beyond its row: the evidence (the
  * entries that moved, strongest first; names are the caller's on put and
  * owned by the details on get), the series of its top signals, and the
@@ -168,7 +185,7 @@ struct rv_store_details {
 	double base_from, base_to;   /* the baseline stretch */
 	double start_ts, end_ts;     /* the incident stretch of the evidence */
 	size_t nev;                  /* 0..RV_STORE_EV_MAX */
-	struct rv_evidence_sig *ev;
+	struct rv_store_ev *ev;
 	size_t nseries;
 	struct rv_store_series series[RV_STORE_SERIES_MAX];
 	size_t ncauses;

@@ -57,7 +57,7 @@ static int delete_details(struct rv_store *s, uint64_t id, const char *what, str
 
 	for (size_t i = 0; rc == 0 && i < sizeof(del) / sizeof(del[0]); i++) {
 		sqlite3_bind_int64(s->st[del[i]], 1, (sqlite3_int64)id);
-		rc = store_step_done(s, del[i], what, err);
+		rc = rv_store_step_done(s, del[i], what, err);
 	}
 	return rc;
 }
@@ -74,26 +74,26 @@ static int put_evidence(struct rv_store *s, uint64_t id, const struct rv_store_d
 	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < d->nev; i++) {
-		const struct rv_evidence_sig *e = &d->ev[i];
+		const struct rv_store_ev *e = &d->ev[i];
 		int brc = sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
 
-		brc = store_bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
-		brc = store_bind_ok(brc, sqlite3_bind_text(st, 3, e->name, -1, SQLITE_STATIC));
-		brc = store_bind_ok(brc, sqlite3_bind_int(st, 4, e->skew != 0));
-		brc = store_bind_ok(brc, sqlite3_bind_int64(st, 5, (sqlite3_int64)e->base_n));
-		brc = store_bind_ok(brc, sqlite3_bind_int64(st, 6, (sqlite3_int64)e->inc_n));
-		brc = store_bind_ok(brc, bind_real(st, 7, e->base_mean));
-		brc = store_bind_ok(brc, bind_real(st, 8, e->base_sd));
-		brc = store_bind_ok(brc, bind_real(st, 9, e->value));
-		brc = store_bind_ok(brc, bind_real(st, 10, e->inc_sd));
-		brc = store_bind_ok(brc, bind_real(st, 11, e->peak));
-		brc = store_bind_ok(brc, bind_real(st, 12, e->z));
+		brc = rv_store_bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
+		brc = rv_store_bind_ok(brc, sqlite3_bind_text(st, 3, e->name, -1, SQLITE_STATIC));
+		brc = rv_store_bind_ok(brc, sqlite3_bind_int(st, 4, e->skew != 0));
+		brc = rv_store_bind_ok(brc, sqlite3_bind_int64(st, 5, (sqlite3_int64)e->base_n));
+		brc = rv_store_bind_ok(brc, sqlite3_bind_int64(st, 6, (sqlite3_int64)e->inc_n));
+		brc = rv_store_bind_ok(brc, bind_real(st, 7, e->base_mean));
+		brc = rv_store_bind_ok(brc, bind_real(st, 8, e->base_sd));
+		brc = rv_store_bind_ok(brc, bind_real(st, 9, e->value));
+		brc = rv_store_bind_ok(brc, bind_real(st, 10, e->inc_sd));
+		brc = rv_store_bind_ok(brc, bind_real(st, 11, e->peak));
+		brc = rv_store_bind_ok(brc, bind_real(st, 12, e->z));
 		/* change is +-INFINITY from a zero baseline: SQLite keeps infinities */
-		brc = store_bind_ok(brc, bind_real(st, 13, e->change));
-		brc = store_bind_ok(brc, sqlite3_bind_int(st, 14, e->dir));
-		brc = store_bind_ok(brc, bind_real(st, 15, e->onset_ts));
-		rc = brc != SQLITE_OK ? store_fail_sqlite(s, brc, what, err)
-				      : store_step_done(s, ST_EV_INSERT, what, err);
+		brc = rv_store_bind_ok(brc, bind_real(st, 13, e->change));
+		brc = rv_store_bind_ok(brc, sqlite3_bind_int(st, 14, e->dir));
+		brc = rv_store_bind_ok(brc, bind_real(st, 15, e->onset_ts));
+		rc = brc != SQLITE_OK ? rv_store_fail_sqlite(s, brc, what, err)
+				      : rv_store_step_done(s, ST_EV_INSERT, what, err);
 	}
 	return rc;
 }
@@ -119,14 +119,14 @@ static int put_series(struct rv_store *s, uint64_t id, const struct rv_store_det
 			return rv_err_set(err, -ENOMEM, "store %s: %s: out of memory", s->path, what);
 		}
 		brc = sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
-		brc = store_bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
-		brc = store_bind_ok(brc, store_bind_field(st, 3, r->name, sizeof(r->name)));
-		brc = store_bind_ok(brc, sqlite3_bind_int64(st, 4, (sqlite3_int64)r->n));
-		brc = store_bind_ok(brc, sqlite3_bind_blob(st, 5, b.len ? (const void *)b.data : (const void *)"", (int)b.len,
+		brc = rv_store_bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
+		brc = rv_store_bind_ok(brc, rv_store_bind_field(st, 3, r->name, sizeof(r->name)));
+		brc = rv_store_bind_ok(brc, sqlite3_bind_int64(st, 4, (sqlite3_int64)r->n));
+		brc = rv_store_bind_ok(brc, sqlite3_bind_blob(st, 5, b.len ? (const void *)b.data : (const void *)"", (int)b.len,
 							   SQLITE_TRANSIENT));
 		rv_wbuf_fini(&b);
-		rc = brc != SQLITE_OK ? store_fail_sqlite(s, brc, what, err)
-				      : store_step_done(s, ST_SER_INSERT, what, err);
+		rc = brc != SQLITE_OK ? rv_store_fail_sqlite(s, brc, what, err)
+				      : rv_store_step_done(s, ST_SER_INSERT, what, err);
 	}
 	return rc;
 }
@@ -141,12 +141,13 @@ static int put_causes(struct rv_store *s, uint64_t id, const struct rv_store_det
 		const struct rv_store_cause *c = &d->causes[i];
 		int brc = sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
 
-		brc = store_bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
-		brc = store_bind_ok(brc, store_bind_field(st, 3, c->rule_id, sizeof(c->rule_id)));
-		brc = store_bind_ok(brc, store_bind_field(st, 4, c->title, sizeof(c->title)));
-		brc = store_bind_ok(brc, bind_real(st, 5, c->confidence));
-		rc = brc != SQLITE_OK ? store_fail_sqlite(s, brc, what, err)
-				      : store_step_done(s, ST_CAUSE_INSERT, what, err);
+		brc = rv_store_bind_ok(brc, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
+		brc = rv_store_bind_ok(brc, rv_store_bind_field(st, 3, c->rule_id,
+								sizeof(c->rule_id)));
+		brc = rv_store_bind_ok(brc, rv_store_bind_field(st, 4, c->title, sizeof(c->title)));
+		brc = rv_store_bind_ok(brc, bind_real(st, 5, c->confidence));
+		rc = brc != SQLITE_OK ? rv_store_fail_sqlite(s, brc, what, err)
+				      : rv_store_step_done(s, ST_CAUSE_INSERT, what, err);
 	}
 	return rc;
 }
@@ -156,26 +157,26 @@ int rv_store_put_details(struct rv_store *s, uint64_t id, const struct rv_store_
 {
 	sqlite3_stmt *st;
 	char what[64];
-	int brc, rc = store_enter_write(s, "writing details", err);
+	int brc, rc = rv_store_enter_write(s, "writing details", err);
 
 	if (rc == 0)
 		rc = check_details(s, id, d, err);
 	if (rc < 0)
 		return rc;
 	snprintf(what, sizeof(what), "writing details of incident %llu", (unsigned long long)id);
-	rc = store_tx_begin(s, what, err);
+	rc = rv_store_tx_begin(s, what, err);
 	if (rc < 0)
 		return rc;
 	rc = delete_details(s, id, what, err);
 	if (rc == 0) {
 		st = s->st[ST_DET_INSERT];
 		brc = sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
-		brc = store_bind_ok(brc, bind_real(st, 2, d->base_from));
-		brc = store_bind_ok(brc, bind_real(st, 3, d->base_to));
-		brc = store_bind_ok(brc, bind_real(st, 4, d->start_ts));
-		brc = store_bind_ok(brc, bind_real(st, 5, d->end_ts));
-		rc = brc != SQLITE_OK ? store_fail_sqlite(s, brc, what, err)
-				      : store_step_done(s, ST_DET_INSERT, what, err);
+		brc = rv_store_bind_ok(brc, bind_real(st, 2, d->base_from));
+		brc = rv_store_bind_ok(brc, bind_real(st, 3, d->base_to));
+		brc = rv_store_bind_ok(brc, bind_real(st, 4, d->start_ts));
+		brc = rv_store_bind_ok(brc, bind_real(st, 5, d->end_ts));
+		rc = brc != SQLITE_OK ? rv_store_fail_sqlite(s, brc, what, err)
+				      : rv_store_step_done(s, ST_DET_INSERT, what, err);
 	}
 	if (rc == 0)
 		rc = put_evidence(s, id, d, what, err);
@@ -183,7 +184,7 @@ int rv_store_put_details(struct rv_store *s, uint64_t id, const struct rv_store_
 		rc = put_series(s, id, d, what, err);
 	if (rc == 0)
 		rc = put_causes(s, id, d, what, err);
-	return store_tx_end(s, rc, what, err);
+	return rv_store_tx_end(s, rc, what, err);
 }
 
 void rv_store_details_free(struct rv_store_details *d)
@@ -215,7 +216,7 @@ static int each_row(struct rv_store *s, enum stmt_id id, uint64_t inc, int limit
 	while (rc == 0 && (src = sqlite3_step(st)) == SQLITE_ROW)
 		rc = row(s, st, d, inc, err);
 	if (rc == 0 && src != SQLITE_DONE)
-		rc = store_fail_sqlite(s, src, what, err);
+		rc = rv_store_fail_sqlite(s, src, what, err);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return rc;
@@ -224,7 +225,7 @@ static int each_row(struct rv_store *s, enum stmt_id id, uint64_t inc, int limit
 static int ev_row(struct rv_store *s, sqlite3_stmt *st, struct rv_store_details *d, uint64_t inc,
 		  struct rv_err *err)
 {
-	struct rv_evidence_sig *e = &d->ev[d->nev];
+	struct rv_store_ev *e = &d->ev[d->nev];
 	const unsigned char *name = sqlite3_column_text(st, 0);
 	sqlite3_int64 bn = sqlite3_column_int64(st, 2), in = sqlite3_column_int64(st, 3);
 
@@ -236,16 +237,16 @@ static int ev_row(struct rv_store *s, sqlite3_stmt *st, struct rv_store_details 
 	e->skew = sqlite3_column_int(st, 1) != 0;
 	e->base_n = bn > 0 ? (size_t)bn : 0;
 	e->inc_n = in > 0 ? (size_t)in : 0;
-	e->base_mean = store_column_real(st, 4);
-	e->base_sd = store_column_real(st, 5);
-	e->value = store_column_real(st, 6);
-	e->inc_sd = store_column_real(st, 7);
-	e->peak = store_column_real(st, 8);
-	e->z = store_column_real(st, 9);
-	e->change = store_column_real(st, 10);
+	e->base_mean = rv_store_column_real(st, 4);
+	e->base_sd = rv_store_column_real(st, 5);
+	e->value = rv_store_column_real(st, 6);
+	e->inc_sd = rv_store_column_real(st, 7);
+	e->peak = rv_store_column_real(st, 8);
+	e->z = rv_store_column_real(st, 9);
+	e->change = rv_store_column_real(st, 10);
 	e->dir = sqlite3_column_int(st, 11);
 	e->dir = e->dir > 0 ? 1 : e->dir < 0 ? -1 : 0;
-	e->onset_ts = store_column_real(st, 12);
+	e->onset_ts = rv_store_column_real(st, 12);
 	(void)inc;
 	return 0;
 }
@@ -260,7 +261,7 @@ static int ser_row(struct rv_store *s, sqlite3_stmt *st, struct rv_store_details
 	struct rv_rbuf b;
 
 	memset(r, 0, sizeof(*r));
-	store_column_field(st, 0, r->name, sizeof(r->name));
+	rv_store_column_field(st, 0, r->name, sizeof(r->name));
 	if (n < 0 || n > RV_STORE_SERIES_POINTS || len != (size_t)n * POINT_BYTES)
 		return rv_err_set(err, -EILSEQ,
 				  "store %s: incident %llu: series %s: %lld points in %zu bytes"
@@ -288,9 +289,9 @@ static int cause_row(struct rv_store *s, sqlite3_stmt *st, struct rv_store_detai
 {
 	struct rv_store_cause *c = &d->causes[d->ncauses++];
 
-	store_column_field(st, 0, c->rule_id, sizeof(c->rule_id));
-	store_column_field(st, 1, c->title, sizeof(c->title));
-	c->confidence = store_column_real(st, 2);
+	rv_store_column_field(st, 0, c->rule_id, sizeof(c->rule_id));
+	rv_store_column_field(st, 1, c->title, sizeof(c->title));
+	c->confidence = rv_store_column_real(st, 2);
 	(void)s;
 	(void)inc;
 	(void)err;
@@ -301,7 +302,7 @@ int rv_store_get_details(struct rv_store *s, uint64_t id, struct rv_store_detail
 			 struct rv_err *err)
 {
 	sqlite3_stmt *st;
-	int rc = store_enter(s, err), src;
+	int rc = rv_store_enter(s, err), src;
 
 	if (rc == 0 && !d)
 		rc = rv_err_set(err, -EINVAL, "store %s: no details", s->path);
@@ -312,15 +313,15 @@ int rv_store_get_details(struct rv_store *s, uint64_t id, struct rv_store_detail
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
 	src = sqlite3_step(st);
 	if (src == SQLITE_ROW) {
-		d->base_from = store_column_real(st, 0);
-		d->base_to = store_column_real(st, 1);
-		d->start_ts = store_column_real(st, 2);
-		d->end_ts = store_column_real(st, 3);
+		d->base_from = rv_store_column_real(st, 0);
+		d->base_to = rv_store_column_real(st, 1);
+		d->start_ts = rv_store_column_real(st, 2);
+		d->end_ts = rv_store_column_real(st, 3);
 	} else if (src == SQLITE_DONE) {
 		rc = rv_err_set(err, -ENOENT, "store %s: no details of incident %llu", s->path,
 				(unsigned long long)id);
 	} else {
-		rc = store_fail_sqlite(s, src, "reading details", err);
+		rc = rv_store_fail_sqlite(s, src, "reading details", err);
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);

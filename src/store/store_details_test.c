@@ -29,9 +29,9 @@
 #include "store/store_sql.h"
 #include "store/store_testutil.h"
 
-static struct rv_evidence_sig ev_entry(const char *name, double base, double value, int dir)
+static struct rv_store_ev ev_entry(const char *name, double base, double value, int dir)
 {
-	struct rv_evidence_sig e;
+	struct rv_store_ev e;
 
 	memset(&e, 0, sizeof(e));
 	e.name = name;
@@ -52,7 +52,7 @@ static struct rv_evidence_sig ev_entry(const char *name, double base, double val
 static void test_details_round_trip(void **state)
 {
 	struct fixture *fx = *state;
-	struct rv_evidence_sig ev[3];
+	struct rv_store_ev ev[3];
 	double ts[4] = { 990, 991, 992, 993 };
 	float v[4] = { 1.0f, NAN, 3.5f, -2.0f };
 	struct rv_store_details d, got;
@@ -138,7 +138,7 @@ static void test_details_refused(void **state)
 {
 	struct fixture *fx = *state;
 	struct rv_store_details d, got;
-	struct rv_evidence_sig ev = ev_entry("cpu.busy_pct", 10, 90, 1);
+	struct rv_store_ev ev = ev_entry("cpu.busy_pct", 10, 90, 1);
 	double ts[1] = { 1 };
 	float v[1] = { 1 };
 	struct rv_err err;

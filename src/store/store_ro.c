@@ -47,7 +47,7 @@ static int beside_exists(const char *path, const char *suffix)
 static int choose_way(const char *path, int *immutable, int *dir_ro, struct rv_err *err)
 {
 	char dir[PATH_MAX];
-	int rc = store_dir_of(path, dir, sizeof(dir), err);
+	int rc = rv_store_dir_of(path, dir, sizeof(dir), err);
 
 	if (rc < 0)
 		return rc;
@@ -107,7 +107,7 @@ static int connect_file(struct rv_store *s, int immutable, struct rv_err *err)
 	}
 	free(uri);
 	if (rc != SQLITE_OK)
-		return store_fail_sqlite(s, rc, "opening read-only", err);
+		return rv_store_fail_sqlite(s, rc, "opening read-only", err);
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, RV_STORE_BUSY_MS);
 	return 0;
@@ -122,7 +122,8 @@ static int read_version(struct rv_store *s, int dir_ro, sqlite3_int64 *version,
 	int rc;
 
 	rv_err_clear(&e);
-	rc = store_query_int(s, "PRAGMA user_version", version, "reading the schema version", &e);
+	rc = rv_store_query_int(s, "PRAGMA user_version", version, "reading the schema version",
+				&e);
 	if (rc == -EACCES && dir_ro)
 		return rv_err_set(err, rc,
 				  "%s (the folder is not writable, so SQLite cannot add the -wal or"
@@ -158,9 +159,9 @@ static int copy_to_memory(struct rv_store *s, struct rv_err *err)
 	}
 	s->db = mem;
 	if (rc != SQLITE_OK)
-		rc = store_fail_msg(s, rc, "copying the store into memory to upgrade it",
-				    sqlite3_errcode(mem) == rc ? sqlite3_errmsg(mem) : sqlite3_errstr(rc),
-				    err);
+		rc = rv_store_fail_msg(s, rc, "copying the store into memory to upgrade it",
+				       sqlite3_errcode(mem) == rc ? sqlite3_errmsg(mem) : sqlite3_errstr(rc),
+				       err);
 	sqlite3_close(file);
 	return rc;
 }
@@ -176,14 +177,14 @@ static int connect_ro(struct rv_store *s, struct rv_err *err)
 	if (rc == 0)
 		rc = read_version(s, dir_ro && !immutable, &version, err);
 	if (rc == 0)
-		rc = store_check_version(s, version, err);
+		rc = rv_store_check_version(s, version, err);
 	if (rc == 0 && version < RV_STORE_SCHEMA_VERSION) {
 		rc = copy_to_memory(s, err);
 		if (rc == 0)
-			rc = store_upgrade(s, err);
+			rc = rv_store_upgrade(s, err);
 	}
 	if (rc == 0)
-		rc = store_prepare(s, err);
+		rc = rv_store_prepare(s, err);
 	return rc;
 }
 

@@ -141,7 +141,7 @@ static struct seen list_all(struct rv_store *s)
 /* Details with one evidence entry and one cause, for incident id. */
 static void put_details_ok(struct rv_store *s, uint64_t id)
 {
-	struct rv_evidence_sig ev;
+	struct rv_store_ev ev;
 	struct rv_store_details d;
 	struct rv_err err;
 

@@ -91,6 +91,30 @@ const char *const rv_store_stmt_sql[ST_COUNT] = {
 		" ORDER BY rank LIMIT ?2",
 };
 
+/*
+ * The incidents_view, written once: its columns up to the detectors, the
+ * top signals and the likeliest cause, and its order. Each schema step
+ * that changed the view puts them together as that version had it (the
+ * steps stay as they shipped: old stores are upgraded through them).
+ */
+#define VIEW_CREATE_HEAD \
+	"CREATE VIEW incidents_view AS SELECT i.id AS id," \
+	" datetime(i.start_ts, 'unixepoch') AS start_utc," \
+	" datetime(i.end_ts, 'unixepoch') AS end_utc," \
+	" round(i.end_ts - i.start_ts, 1) AS seconds," \
+	" CASE WHEN i.open <> 0 THEN 'open' ELSE 'closed' END AS state," \
+	" i.windows AS windows, round(i.peak_score, 3) AS peak_score," \
+	" round(i.mean_score, 3) AS mean_score, i.detectors AS detectors,"
+#define VIEW_SIGNALS \
+	" (SELECT group_concat(label, ', ') FROM (SELECT s.name || ' ('" \
+	" || CAST(round(s.share * 100) AS INTEGER) || '%)' AS label" \
+	" FROM incident_signals s WHERE s.incident_id = i.id ORDER BY s.pos)) AS signals"
+#define VIEW_CAUSE \
+	" (SELECT c.title || ' (' || CAST(round(c.confidence * 100) AS INTEGER) || '%)'" \
+	" FROM incident_causes c WHERE c.incident_id = i.id ORDER BY c.rank LIMIT 1)" \
+	" AS likely_cause"
+#define VIEW_ORDER " FROM incidents i ORDER BY i.start_ts DESC, i.id DESC;"
+
 /* Version 1. Created in one transaction with PRAGMA user_version. */
 const char rv_store_schema_v1[] =
 	"CREATE TABLE incidents ("
@@ -111,18 +135,10 @@ const char rv_store_schema_v1[] =
 	" features INTEGER NOT NULL, train_windows INTEGER NOT NULL, fit_seconds REAL,"
 	" reason TEXT NOT NULL, model_path TEXT NOT NULL);"
 	"CREATE TABLE kv (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
-	"CREATE VIEW incidents_view AS SELECT i.id AS id,"
-	" datetime(i.start_ts, 'unixepoch') AS start_utc,"
-	" datetime(i.end_ts, 'unixepoch') AS end_utc,"
-	" round(i.end_ts - i.start_ts, 1) AS seconds,"
-	" CASE WHEN i.open <> 0 THEN 'open' ELSE 'closed' END AS state,"
-	" i.windows AS windows, round(i.peak_score, 3) AS peak_score,"
-	" round(i.mean_score, 3) AS mean_score, i.detectors AS detectors,"
+	VIEW_CREATE_HEAD
 	" i.subsystem AS subsystem, i.host AS host,"
-	" (SELECT group_concat(label, ', ') FROM (SELECT s.name || ' ('"
-	" || CAST(round(s.share * 100) AS INTEGER) || '%)' AS label"
-	" FROM incident_signals s WHERE s.incident_id = i.id ORDER BY s.pos)) AS signals"
-	" FROM incidents i ORDER BY i.start_ts DESC, i.id DESC;";
+	VIEW_SIGNALS
+	VIEW_ORDER;
 
 /*
  * Version 2 adds what a report needs beyond the top signals: the evidence
@@ -154,21 +170,11 @@ const char rv_store_schema_v2_upgrade[] =
 	" DELETE FROM incident_series WHERE incident_id = old.id;"
 	" DELETE FROM incident_causes WHERE incident_id = old.id; END;"
 	"DROP VIEW incidents_view;"
-	"CREATE VIEW incidents_view AS SELECT i.id AS id,"
-	" datetime(i.start_ts, 'unixepoch') AS start_utc,"
-	" datetime(i.end_ts, 'unixepoch') AS end_utc,"
-	" round(i.end_ts - i.start_ts, 1) AS seconds,"
-	" CASE WHEN i.open <> 0 THEN 'open' ELSE 'closed' END AS state,"
-	" i.windows AS windows, round(i.peak_score, 3) AS peak_score,"
-	" round(i.mean_score, 3) AS mean_score, i.detectors AS detectors,"
+	VIEW_CREATE_HEAD
 	" i.subsystem AS subsystem, i.host AS host,"
-	" (SELECT group_concat(label, ', ') FROM (SELECT s.name || ' ('"
-	" || CAST(round(s.share * 100) AS INTEGER) || '%)' AS label"
-	" FROM incident_signals s WHERE s.incident_id = i.id ORDER BY s.pos)) AS signals,"
-	" (SELECT c.title || ' (' || CAST(round(c.confidence * 100) AS INTEGER) || '%)'"
-	" FROM incident_causes c WHERE c.incident_id = i.id ORDER BY c.rank LIMIT 1)"
-	" AS likely_cause"
-	" FROM incidents i ORDER BY i.start_ts DESC, i.id DESC;";
+	VIEW_SIGNALS ","
+	VIEW_CAUSE
+	VIEW_ORDER;
 
 /*
  * Version 3 links the phases of a cascade: `phase` (1 for a first
@@ -180,21 +186,11 @@ const char rv_store_schema_v3_upgrade[] =
 	"ALTER TABLE incidents ADD COLUMN phase INTEGER NOT NULL DEFAULT 1;"
 	"ALTER TABLE incidents ADD COLUMN follows INTEGER;"
 	"DROP VIEW incidents_view;"
-	"CREATE VIEW incidents_view AS SELECT i.id AS id,"
-	" datetime(i.start_ts, 'unixepoch') AS start_utc,"
-	" datetime(i.end_ts, 'unixepoch') AS end_utc,"
-	" round(i.end_ts - i.start_ts, 1) AS seconds,"
-	" CASE WHEN i.open <> 0 THEN 'open' ELSE 'closed' END AS state,"
-	" i.windows AS windows, round(i.peak_score, 3) AS peak_score,"
-	" round(i.mean_score, 3) AS mean_score, i.detectors AS detectors,"
+	VIEW_CREATE_HEAD
 	" i.subsystem AS subsystem, i.phase AS phase, i.follows AS follows, i.host AS host,"
-	" (SELECT group_concat(label, ', ') FROM (SELECT s.name || ' ('"
-	" || CAST(round(s.share * 100) AS INTEGER) || '%)' AS label"
-	" FROM incident_signals s WHERE s.incident_id = i.id ORDER BY s.pos)) AS signals,"
-	" (SELECT c.title || ' (' || CAST(round(c.confidence * 100) AS INTEGER) || '%)'"
-	" FROM incident_causes c WHERE c.incident_id = i.id ORDER BY c.rank LIMIT 1)"
-	" AS likely_cause"
-	" FROM incidents i ORDER BY i.start_ts DESC, i.id DESC;";
+	VIEW_SIGNALS ","
+	VIEW_CAUSE
+	VIEW_ORDER;
 
 const char *const rv_store_schema_steps[] = {
 	rv_store_schema_v1,           /* 0 -> 1: create */

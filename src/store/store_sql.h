@@ -37,7 +37,7 @@ extern const char rv_store_schema_v3_upgrade[];
 /*
  * The schema as a chain of steps: rv_store_schema_steps[i] takes a store of
  * version i to version i + 1 (step 0 creates version 1 in an empty file).
- * RV_STORE_SCHEMA_VERSION entries; store_upgrade runs the ones a store
+ * RV_STORE_SCHEMA_VERSION entries; rv_store_upgrade runs the ones a store
  * lacks, on the file (rv_store_open) or on a copy in memory
  * (rv_store_open_ro). A new version is one more step here.
  */
@@ -53,24 +53,24 @@ struct rv_store {
 };
 
 /* store.c's helpers (see there). */
-int store_fail_msg(const struct rv_store *s, int rc, const char *what, const char *detail,
-		   struct rv_err *err);
-int store_fail_sqlite(const struct rv_store *s, int rc, const char *what, struct rv_err *err);
-int store_enter(struct rv_store *s, struct rv_err *err);
-int store_enter_write(struct rv_store *s, const char *what, struct rv_err *err);
-int store_step_done(struct rv_store *s, enum stmt_id id, const char *what, struct rv_err *err);
-int store_tx_begin(struct rv_store *s, const char *what, struct rv_err *err);
-int store_tx_end(struct rv_store *s, int rc, const char *what, struct rv_err *err);
-int store_bind_field(sqlite3_stmt *st, int idx, const char *field, size_t cap);
-void store_column_field(sqlite3_stmt *st, int col, char *field, size_t cap);
-double store_column_real(sqlite3_stmt *st, int col);
-int store_bind_ok(int rc, int next);
-int store_exec_sql(struct rv_store *s, const char *sql, const char *what, struct rv_err *err);
-int store_query_int(struct rv_store *s, const char *sql, sqlite3_int64 *out, const char *what,
-		    struct rv_err *err);
-int store_dir_of(const char *path, char *dir, size_t cap, struct rv_err *err);
-int store_check_version(const struct rv_store *s, sqlite3_int64 version, struct rv_err *err);
-int store_upgrade(struct rv_store *s, struct rv_err *err);
-int store_prepare(struct rv_store *s, struct rv_err *err);
+int rv_store_fail_msg(const struct rv_store *s, int rc, const char *what, const char *detail,
+		      struct rv_err *err);
+int rv_store_fail_sqlite(const struct rv_store *s, int rc, const char *what, struct rv_err *err);
+int rv_store_enter(struct rv_store *s, struct rv_err *err);
+int rv_store_enter_write(struct rv_store *s, const char *what, struct rv_err *err);
+int rv_store_step_done(struct rv_store *s, enum stmt_id id, const char *what, struct rv_err *err);
+int rv_store_tx_begin(struct rv_store *s, const char *what, struct rv_err *err);
+int rv_store_tx_end(struct rv_store *s, int rc, const char *what, struct rv_err *err);
+int rv_store_bind_field(sqlite3_stmt *st, int idx, const char *field, size_t cap);
+void rv_store_column_field(sqlite3_stmt *st, int col, char *field, size_t cap);
+double rv_store_column_real(sqlite3_stmt *st, int col);
+int rv_store_bind_ok(int rc, int next);
+int rv_store_exec_sql(struct rv_store *s, const char *sql, const char *what, struct rv_err *err);
+int rv_store_query_int(struct rv_store *s, const char *sql, sqlite3_int64 *out, const char *what,
+		       struct rv_err *err);
+int rv_store_dir_of(const char *path, char *dir, size_t cap, struct rv_err *err);
+int rv_store_check_version(const struct rv_store *s, sqlite3_int64 version, struct rv_err *err);
+int rv_store_upgrade(struct rv_store *s, struct rv_err *err);
+int rv_store_prepare(struct rv_store *s, struct rv_err *err);
 
 #endif

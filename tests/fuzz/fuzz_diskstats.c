@@ -10,7 +10,7 @@
  */
 #include "fuzz_tree.h"
 
-#include "collect/procnet_sources.h"
+#include "collect/sources.h"
 
 static const struct rv_source *const srcs[] = { &rv_src_proc_diskstats };
 static const char *const rels[] = { "/proc/diskstats" };

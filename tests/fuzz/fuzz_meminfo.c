@@ -11,8 +11,8 @@
  */
 #include "fuzz_tree.h"
 
-#include "collect/procmem_sources.h"
-#include "collect/sysfs_sources.h"
+#include "collect/kvsrc.h"
+#include "collect/sources.h"
 
 static const struct rv_source *const srcs[] = { &rv_src_proc_meminfo, &rv_src_sys_numa };
 static const char *const rels[] = {

@@ -1,6 +1,6 @@
 /*
  * fuzz_model.c - libFuzzer target of the model file loader
- * (pipeline/detect.h: rv_model_load, pipeline/modelfile.c, and the
+ * (pipeline/model.h: rv_model_load, pipeline/modelfile.c, and the
  * detector ensemble's loader under it).
  *
  * A mutated file almost never passes the CRC-32C of the envelope, so an
@@ -8,12 +8,12 @@
  * format version, length) and trailer (its CRC) before loading. An input
  * that itself starts with the magic "RVLMODEL" is loaded as it is, which
  * covers the envelope checks. Seeds: the payload of a small fitted model
- * (gen_model_seed.c, run by run.sh). Build and run: tests/fuzz/README.md.
+ * (gen_seeds.c, run by run.sh). Build and run: tests/fuzz/README.md.
  */
 #include "fuzz_tree.h"
 
 #include "base/crc32c.h"
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 
 static void put_le(uint8_t *p, uint64_t v, size_t n)
 {

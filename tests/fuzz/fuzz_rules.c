@@ -87,13 +87,13 @@ static void check_rules(const struct rv_kb *kb)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct rv_kb *kb = (size & 1) ? rv_kb_new_builtin() : rv_kb_new();
+	struct rv_kb *kb = NULL;
 	struct rv_err err = { 0 };
 	struct rv_evidence ev = { 0 };
 	size_t before;
 	int rc;
 
-	if (!kb)
+	if (((size & 1) ? rv_kb_new_builtin(&kb, NULL) : rv_kb_new(&kb)) != 0)
 		return 0;
 	before = rv_kb_count(kb);
 	rc = rv_kb_load(kb, "fuzz.yaml", (const char *)data, size, &err);

@@ -7,7 +7,7 @@
  */
 #include "fuzz_tree.h"
 
-#include "collect/procirq_sources.h"
+#include "collect/sources.h"
 
 static const struct rv_source *const srcs[] = { &rv_src_proc_softnet };
 static const char *const rels[] = { "/proc/net/softnet_stat" };

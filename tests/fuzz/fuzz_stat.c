@@ -7,7 +7,7 @@
  */
 #include "fuzz_tree.h"
 
-#include "collect/registry.h"
+#include "collect/sources.h"
 
 static const struct rv_source *const srcs[] = { &rv_src_proc_stat };
 static const char *const rels[] = { "/proc/stat" };

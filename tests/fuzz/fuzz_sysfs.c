@@ -1,5 +1,5 @@
 /*
- * fuzz_sysfs.c - libFuzzer target of the sysfs sources (sysfs_sources.h):
+ * fuzz_sysfs.c - libFuzzer target of the sysfs sources (sources.h):
  * sys.cpufreq, sys.thermal (hwmon and thermal zones), sys.rapl,
  * sys.numa (node meminfo, numastat, hugepages), sys.netclass and sys.infiniband, and
  * under them the one-value parser rv_sysval_parse (collect/sysval.c) and
@@ -16,7 +16,7 @@
  */
 #include "fuzz_tree.h"
 
-#include "collect/sysfs_sources.h"
+#include "collect/sources.h"
 #include "collect/sysval.h"
 
 static const char *const files[] = {

@@ -8,7 +8,8 @@
  */
 #include "fuzz_tree.h"
 
-#include "collect/procmem_sources.h"
+#include "collect/sources.h"
+#include "collect/kvsrc.h"
 
 static const struct rv_source *const srcs[] = { &rv_src_proc_vmstat };
 static const char *const rels[] = { "/proc/vmstat" };

@@ -29,7 +29,7 @@
 
 #include "catalog/catalog.h"
 #include "collect/qdisc_msg.h"
-#include "pipeline/detect.h"
+#include "pipeline/model.h"
 #include "record/rvl.h"
 #include "record/synth.h"
 #include "record/table.h"
