@@ -12,9 +12,9 @@
 #
 # The second run writes into a fresh folder beside (DIR.new.XXXXXX, removed
 # when identical) and exits 1 naming every file that differs (or is
-# missing on one side). About 2-4
-# minutes on 2 cores. Needs the shared data folder (../shared/data beside
-# the checkout, or DATA=folder).
+# missing on one side). With STORE=DB also the reports of an agent's
+# store (DB is only read). About a minute on 2 cores. Needs the shared
+# data folder (../shared/data beside the checkout, or DATA=folder).
 set -u
 
 usage() {
@@ -94,6 +94,18 @@ for tr in "$out"/in/*_train.csv; do
 	echo "detect-identical: $e done ($n)" >&2
 done
 rm -rf "${out:?}/in"
+
+# With STORE=DB (an agent's store), the reports of the store too: every
+# format, the summary and two filters.
+if [ -n "${STORE:-}" ]; then
+	for args in "--format text" "--format markdown" "--format json" "--format html" \
+		"--summary" "--min-severity major" "--subsystem cpu"; do
+		f=$out/store.$(echo "$args" | tr -d ' -')
+		# shellcheck disable=SC2086
+		"$reveal" report --store "$STORE" $args 2>"$f.stderr" |
+			sed -E 's/(Generated:?\** *|"generated_ts":|"generated":")[0-9T:Z-]+/\1G/g' >"$f"
+	done
+fi
 [ "$mode" = --save ] && { echo "detect-identical: saved $(ls "$out" | wc -l) files in $out"; exit 0; }
 
 bad=0
