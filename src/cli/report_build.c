@@ -16,6 +16,7 @@
 #include "base/err.h"
 #include "cli/cli.h"
 #include "cli/report_int.h"
+#include "detect/detector.h"
 #include "explain/details.h"
 #include "explain/report_build.h"
 #include "pipeline/report_offline.h"
@@ -69,7 +70,10 @@ static void store_in(const struct rv_store_incident *s, struct rv_report_in *in)
 	in->windows = s->windows;
 	in->peak = s->peak_score;
 	in->mean = s->mean_score;
-	in->detectors = s->detectors;
+	/* the stored bits named by the detector table (explain/ knows none) */
+	for (int d = 0; d < rv_det_count() && in->ndet_names < RV_REPORT_DET_MAX; d++)
+		if (s->detectors & RV_DET_BIT(d))
+			in->det_name[in->ndet_names++] = rv_det_name(d);
 	in->phase = s->phase ? s->phase : 1;
 	in->follows = s->follows;
 	rv_report_parse_subsystems(s->subsystems, in);

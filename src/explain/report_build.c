@@ -19,7 +19,6 @@
 
 enum { TYPE_NAME_MAX = 96 };   /* bytes of a metric type, with its NUL */
 
-static const char *const det_names[] = { "zscore", "pca", "iforest", "spe" };
 
 static const char *unit_of(const char *name)
 {
@@ -220,7 +219,7 @@ void rv_report_add_series(struct rv_pool *pl, struct rv_report_series *out, cons
 void rv_report_fill_head(struct rv_pool *pl, struct rv_report_incident *r,
 			 const struct rv_report_in *in)
 {
-	const char **det = rv_pool_zalloc(pl, 8, sizeof(*det));
+	const char **det = rv_pool_zalloc(pl, RV_REPORT_DET_MAX, sizeof(*det));
 	struct rv_report_subsys *sub = rv_pool_zalloc(pl, RV_SUB_COUNT, sizeof(*sub));
 
 	memset(r, 0, sizeof(*r));
@@ -237,14 +236,8 @@ void rv_report_fill_head(struct rv_pool *pl, struct rv_report_incident *r,
 	r->phase = in->phase;
 	r->follows = in->follows;
 	if (det) {
-		if (in->ndet_names) {
-			for (size_t i = 0; i < in->ndet_names && i < 8; i++)
-				det[r->ndetectors++] = rv_pool_str(pl, in->det_name[i]);
-		} else {
-			for (size_t b = 0; b < sizeof(det_names) / sizeof(det_names[0]); b++)
-				if (in->detectors & (1u << b))
-					det[r->ndetectors++] = det_names[b];
-		}
+		for (size_t i = 0; i < in->ndet_names && i < RV_REPORT_DET_MAX; i++)
+			det[r->ndetectors++] = rv_pool_str(pl, in->det_name[i]);
 		r->detectors = det;
 	}
 	if (sub) {

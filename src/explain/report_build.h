@@ -43,9 +43,8 @@ struct rv_report_in {
 	int open;
 	size_t windows;
 	double peak, mean;
-	unsigned detectors;           /* bits (store) */
 	size_t ndet_names;
-	const char *det_name[RV_REPORT_DET_MAX];   /* names (incidents JSON) */
+	const char *det_name[RV_REPORT_DET_MAX];   /* the detectors that fired */
 	size_t nsub;
 	struct rv_report_subsys sub[RV_SUB_COUNT];
 	size_t ntop;

@@ -84,7 +84,8 @@ static void test_passes(void **state)
 static void test_head_and_subsystems(void **state)
 {
 	struct rv_pool pl = { 0 };
-	struct rv_report_in in = { .id = 9, .host = "h", .peak = 6, .detectors = 0x5 };
+	struct rv_report_in in = { .id = 9, .host = "h", .peak = 6, .ndet_names = 2,
+				    .det_name = { "zscore", "iforest" } };
 	struct rv_report_incident r;
 
 	(void)state;
