@@ -139,6 +139,16 @@ seed() {	# seed TARGET DIR
 	rules)
 		cp share/reveal/rules.yaml "$2/"
 		;;
+	rwrite)	# series as fuzz_rwrite.c reads them: labels, then samples
+		{ printf '\003__name__\000reveal_x\000job\000reveal\000Zone\000eu\000\002'
+		  printf '\000\000\000\000\000\000\360\077\005\002\000\000\000\000\000\360\177\003'
+		} >"$2/two"
+		{ printf '\002__name__\000up\000a\000\000\003'
+		  printf '\000\000\000\000\000\000\370\177\011\000\000\000\000\000\000\000\200\001'
+		  printf '\001\000\000\000\000\000\360\377\005\002a\0001\000a\0002\000\001'
+		  printf '\000\000\000\000\000\000\000\000\001'
+		} >"$2/refused"
+		;;
 	json)
 		printf '%s\n' '{"incidents":[' \
 			'{"id":1,"start":1700000005.000,"end":1700000007.000,"duration_s":2.000,"windows":2,"peak_score":0.91330285643181841,"mean_score":null,"detectors":["spe","bit7"],"subsystem":"mem","top_metrics":[{"name":"mem.used_bytes","share":0.379783}]}' \
