@@ -237,6 +237,7 @@ static void score_window(struct agent *a, double ts)
 				.matter = out.matter,
 				.strength = out.res.strength };
 
+	rv_agent_rw_window(a, out.res.fused, out.res.score, out.res.anomaly);
 	if (rv_incmerge_push_win(a->mg, &iw) != 0)
 		rv_warn("agent: incident merger: out of memory; window %zu lost", a->win);
 	a->win++;
@@ -294,6 +295,7 @@ static void take_sample(struct agent *a, double ts, int64_t t_ns)
 		a->reads[c] += a->ok[c] != 0;
 	}
 	update_holds(a);
+	rv_agent_rw_sample(a, ts);
 	if (a->coll)
 		rv_agent_record_sample(a, t_ns);
 	pthread_mutex_lock(&a->mu);
@@ -390,6 +392,7 @@ static void reload_config(struct agent *a)
 	RESTART_ONLY(state_dir, "state_dir");
 	RESTART_ONLY(learn_s, "learn");
 	RESTART_ONLY(reservoir_s, "reservoir");
+	RESTART_ONLY(remote_write, "remote_write");
 #undef RESTART_ONLY
 	rv_log_set_level(c.log_level);
 	a->cfg.log_level = c.log_level;
@@ -433,6 +436,7 @@ static int rediscover(struct agent *a)
 		rv_model_free(a->fit_model);
 		a->fit_model = NULL;
 	}
+	rv_agent_rw_channels_go(a);
 	pthread_mutex_lock(&a->mu);
 	rv_agent_drop_model(a);
 	free_names(a);
@@ -443,6 +447,8 @@ static int rediscover(struct agent *a)
 	if (!rc)
 		rc = size_for_channels(a);
 	pthread_mutex_unlock(&a->mu);
+	if (!rc && rv_agent_rw_channels(a) != 0)
+		rv_warn("agent: remote write: out of memory; no channels sent any more");
 	if (!rc) {
 		rv_rvl_writer_close(a->rec, 0, NULL);   /* a new header: a new segment */
 		a->rec = NULL;
@@ -633,6 +639,7 @@ static void agent_free(struct agent *a)
 		rv_table_free(a->fit_table);
 	}
 	rv_agent_http_stop(a);
+	rv_agent_rw_close(a, 0);
 	rv_agent_sinks_close(a);
 	rv_agent_store_close(a);
 	rv_agent_drop_model(a);
@@ -671,6 +678,8 @@ int rv_agent_run(const struct rv_agent_opts *o, struct rv_err *err)
 	if (!rc)
 		rc = rv_agent_sinks_open(&a, err);
 	if (!rc)
+		rc = rv_agent_rw_open(&a, err);
+	if (!rc)
 		rv_agent_try_load_model(&a);
 	if (!rc && !a.model && a.cfg.learn_s <= 0)
 		rc = rv_err_set(err, -EINVAL,
@@ -689,6 +698,7 @@ int rv_agent_run(const struct rv_agent_opts *o, struct rv_err *err)
 		a.next_refit = rv_agent_wall_s() + a.cfg.refit_s;
 	rc = a.rd ? run_replay(&a, err) : run_live(&a);
 	rv_agent_close_all(&a);
+	rv_agent_rw_close(&a, rc >= 0);
 	if (rc < 0 && err && !err->code)
 		rv_err_set(err, rc, "agent: %s", rv_strerror(rc));
 	agent_free(&a);

@@ -118,6 +118,9 @@ struct agent {
 	/* HTTP */
 	struct rv_http *http;
 
+	/* remote write (remote.c); NULL: off */
+	struct agent_rw *rw;
+
 	/* shared (mu) */
 	pthread_mutex_t mu;
 	enum agent_state state;
@@ -200,6 +203,25 @@ void rv_agent_http_stop(struct agent *a);
 
 /* agent.c (detector names: rv_det_name, detect/detector.h) */
 double rv_agent_wall_s(void);              /* CLOCK_REALTIME, seconds */
+
+/* remote.c: remote write of per-interval summaries (configuration
+ * remote_write); every function is a no-op while it is off. */
+struct rv_rsend_stats;
+/* Starts it when remote_write.url is set: facts, channels, the sender. */
+int rv_agent_rw_open(struct agent *a, struct rv_err *err);
+/* The channels to send, chosen anew from a->names (0 or -ENOMEM). */
+int rv_agent_rw_channels(struct agent *a);
+/* Before a->names changes: sends the open interval, forgets the channels. */
+void rv_agent_rw_channels_go(struct agent *a);
+/* Each sample (a->vals, a->ok at data time ts) and each scored window. */
+void rv_agent_rw_sample(struct agent *a, double ts);
+void rv_agent_rw_window(struct agent *a, double fused, const double *det, int flagged);
+/* Stops it: clean (a normal stop) sends the open interval, stale markers,
+ * and lets the sender deliver for a few seconds. */
+void rv_agent_rw_close(struct agent *a, int clean);
+/* The sender's counters into *out: 1, or 0 while remote write is off; the
+ * caller holds a->mu (the HTTP thread asks). */
+int rv_agent_rw_stats(struct agent *a, struct rv_rsend_stats *out);
 
 /* model.c */
 void rv_agent_drop_model(struct agent *a);

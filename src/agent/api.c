@@ -17,6 +17,7 @@
 #include "base/json.h"
 #include "base/log.h"
 #include "serve/dashboard.h"
+#include "remote/send.h"
 #include "serve/promtext.h"
 
 static const char *const sink_label[SINK_COUNT] = { "store", "events", "record", "model" };
@@ -38,6 +39,47 @@ static void counter(struct rv_promtext *p, const char *name, const char *help, d
 {
 	rv_prom_family(p, name, "counter", help);
 	rv_prom_sample(p, name, NULL, v);
+}
+
+/* The remote write's sender (remote.c, remote/send.h), when it is on. */
+static void remote_write_metrics(struct agent *a, struct rv_promtext *p)
+{
+	struct rv_rsend_stats st;
+
+	if (!rv_agent_rw_stats(a, &st))
+		return;
+	const struct {
+		const char *name, *help;
+		int counter;
+		double v;
+	} rows[] = {
+		{ "reveal_remote_write_samples_total", "Samples delivered to the receiver", 1,
+		  (double)st.sent_samples },
+		{ "reveal_remote_write_requests_total", "Requests delivered to the receiver", 1,
+		  (double)st.sent_requests },
+		{ "reveal_remote_write_bytes_total", "Bytes delivered (compressed bodies)", 1,
+		  (double)st.sent_bytes },
+		{ "reveal_remote_write_dropped_samples_total",
+		  "Samples dropped because the queue was full (the receiver away too long)", 1,
+		  (double)st.dropped_samples },
+		{ "reveal_remote_write_rejected_samples_total",
+		  "Samples the receiver refused (HTTP 4xx other than 429): not retried", 1,
+		  (double)st.rejected_samples },
+		{ "reveal_remote_write_retries_total", "Failed attempts that were retried", 1,
+		  (double)st.retries },
+		{ "reveal_remote_write_queue_requests", "Requests waiting to be delivered", 0,
+		  (double)st.queued_requests },
+		{ "reveal_remote_write_queue_bytes", "Bytes waiting to be delivered", 0,
+		  (double)st.queued_bytes },
+		{ "reveal_remote_write_up", "1 when the last attempt delivered, 0 when it failed", 0,
+		  st.up > 0 ? 1.0 : 0.0 },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		(rows[i].counter ? counter : gauge)(p, rows[i].name, rows[i].help, rows[i].v);
+	if (st.last_success_wall > 0)
+		gauge(p, "reveal_remote_write_last_success_timestamp_seconds",
+		      "When a request was last delivered", st.last_success_wall);
 }
 
 void rv_agent_metrics_detectors(const struct agent *a, struct rv_promtext *p)
@@ -151,6 +193,7 @@ static void metrics_page(struct agent *a, struct rv_promtext *p)
 		const char *l[] = { "sink", sink_label[s], NULL };
 		rv_prom_sample(p, "reveal_sink_errors_total", l, (double)a->sink_errors[s]);
 	}
+	remote_write_metrics((struct agent *)a, p);
 	if (a->cfg.http.raw_channels) {
 		rv_prom_family(p, "reveal_channel_value", "gauge",
 			       "Last value of each channel (gauges as read, counters as rates per "

@@ -32,7 +32,9 @@ enum { PORT_MAX = 65535 };
 #define HOUR 3600.0
 #define DAY 86400.0
 #define MIB (1024.0 * 1024.0)
-#define PIB (1024.0 * 1024.0 * 1024.0 * MIB)
+#define GIB (1024.0 * MIB)
+#define PIB (1024.0 * 1024.0 * GIB)
+#define YEARS_100 (36525 * DAY)  /* of 365.25 days */
 
 _Static_assert(sizeof(enum rv_log_level) == sizeof(int), "enums are stored as int");
 _Static_assert(sizeof(enum rv_cfg_preset) == sizeof(int), "enums are stored as int");
@@ -48,6 +50,10 @@ const struct rv_cfg_section rv_cfg_sections[] = {
 	{ "store", "The incident store." },
 	{ "events", "Incidents as they close." },
 	{ "record", "Continuous recording of the raw telemetry." },
+	{ "remote_write", "Prometheus remote-write of per-interval summaries (channel means "
+	  "and maxima, scores, incidents, static facts) to Prometheus, VictoriaMetrics, Mimir "
+	  "or any receiver of the protocol, for `reveal fleet` and dashboards across nodes; "
+	  "off while url is \"\"." },
 };
 
 /* Sized by its initializer: a count that differs from RV_CFG_NKEYS is a
@@ -76,9 +82,10 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	{ "collect", "nvml", K_STR, FIELD(collect.nvml), 0, 0, K_NONEMPTY, NULL,
 	  "The NVML library for GPU metrics: a file name for the dynamic loader "
 	  "to find, or a path." },
-	{ "collect", "exclude", K_LIST, FIELD(collect.exclude), 0, RV_CFG_EXCLUDE_MAX, 0, NULL,
+	{ "collect", "exclude", K_LIST, FIELD(collect.exclude), 0, RV_CFG_EXCLUDE_MAX, K_NAMES,
+	  NULL,
 	  "Sources to leave out, named as `reveal metrics` lists them, e.g. "
-	  "[perf, sys.thermal]." },
+	  "[perf, sys.thermal]; at most 32." },
 	{ "collect", "rediscover", K_DUR, FIELD(collect.rediscover_s), 1.0, DAY, K_ZERO_OK, NULL,
 	  "Look for new or removed devices this often; 0 = never." },
 	{ "detect", "window", K_SPAN, FIELD(detect.window), 0.01, HOUR, 0, NULL,
@@ -147,6 +154,68 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	  "Total size of the recording segments kept." },
 	{ "record", "max_age", K_DUR, FIELD(record.max_age_s), MINUTE, 3650 * DAY, K_ZERO_OK, NULL,
 	  "Oldest segment kept; 0 = no age limit." },
+	{ "remote_write", "url", K_STR, FIELD(remote_write.url), 0, 0, K_URL, NULL,
+	  "The receiver's remote-write endpoint, http:// or https:// (Prometheus "
+	  "started with --web.enable-remote-write-receiver: http://HOST:9090/api/v1/write; "
+	  "VictoriaMetrics: http://HOST:8428/api/v1/write); no credentials in it; \"\" = "
+	  "off." },
+	{ "remote_write", "interval", K_DUR, FIELD(remote_write.interval_s), 1.0, 10 * MINUTE, 0,
+	  NULL,
+	  "Summary interval: every series gets one sample per interval (the mean of each "
+	  "channel over it), at multiples of the interval since the epoch so that nodes "
+	  "line up; at least the sampling interval." },
+	{ "remote_write", "channels", K_LIST, FIELD(remote_write.channels.item), 0,
+	  RV_CFG_LIST_MAX, K_GLOBS, NULL,
+	  "Channels to send, as glob patterns of the names `reveal metrics` lists, e.g. "
+	  "[gpu.*, mem.*_bytes]; [] = every channel; at most 32. With --set, "
+	  "comma-separated (a pattern with a comma needs a YAML list)." },
+	{ "remote_write", "labels", K_LIST, FIELD(remote_write.labels.item), 0, RV_CFG_LIST_MAX,
+	  K_LABELS, NULL,
+	  "Labels added to every series, name=value, e.g. [cluster=eu1, group=job42]; "
+	  "instance=NAME replaces the default instance (the node name); node, channel, "
+	  "subsystem, detector, fact, value and names starting with __ are the agent's; "
+	  "at most 32. With --set, comma-separated (a value with a comma needs a YAML "
+	  "list)." },
+	{ "remote_write", "headers", K_LIST, FIELD(remote_write.headers.item), 0,
+	  RV_CFG_LIST_MAX, K_HEADERS, NULL,
+	  "HTTP headers sent with every request, \"Name: value\" (quoted in YAML), e.g. "
+	  "[\"X-Scope-OrgID: tenant1\"] for Mimir; not Authorization (see username and "
+	  "bearer_token_file) nor the protocol's own; at most 32. With --set, "
+	  "comma-separated (a value with a comma needs a YAML list)." },
+	{ "remote_write", "username", K_STR, FIELD(remote_write.username), 0, 0, 0, NULL,
+	  "Basic authentication user; \"\" = none." },
+	{ "remote_write", "password_file", K_STR, FIELD(remote_write.password_file), 0, 0, 0,
+	  NULL,
+	  "File whose first line is the basic authentication password, read when the agent "
+	  "starts (the configuration holds no secret); needs username; \"\" = an empty "
+	  "password." },
+	{ "remote_write", "bearer_token_file", K_STR, FIELD(remote_write.bearer_token_file), 0,
+	  0, 0, NULL,
+	  "File whose first line is a bearer token (sent as Authorization: Bearer), read "
+	  "when the agent starts; not with username; \"\" = none." },
+	{ "remote_write", "tls_ca_file", K_STR, FIELD(remote_write.tls_ca_file), 0, 0, 0, NULL,
+	  "CA certificates (PEM) that the receiver's certificate must chain to; \"\" = the "
+	  "system's." },
+	{ "remote_write", "tls_cert_file", K_STR, FIELD(remote_write.tls_cert_file), 0, 0, 0,
+	  NULL,
+	  "Client certificate (PEM) for mutual TLS; \"\" = none." },
+	{ "remote_write", "tls_key_file", K_STR, FIELD(remote_write.tls_key_file), 0, 0, 0, NULL,
+	  "Private key (PEM) of tls_cert_file, which it needs; \"\" = none (or in "
+	  "tls_cert_file)." },
+	{ "remote_write", "tls_insecure", K_BOOL, FIELD(remote_write.tls_insecure), 0, 0, 0, NULL,
+	  "Do not verify the receiver's certificate (tests only)." },
+	{ "remote_write", "timeout", K_DUR, FIELD(remote_write.timeout_s), 1.0, 5 * MINUTE, 0,
+	  NULL,
+	  "Time one request may take, connecting included." },
+	{ "remote_write", "queue_size", K_SIZE, FIELD(remote_write.queue_size_bytes), 64 * 1024.0, 4 * GIB,
+	  0, NULL,
+	  "Requests kept while the receiver is unreachable or slow; past this the oldest "
+	  "are dropped and counted on /metrics." },
+	{ "remote_write", "time_offset", K_DUR, FIELD(remote_write.time_offset_s), 0.0,
+	  YEARS_100, 0, NULL,
+	  "Added to the time of every sample sent: 0 live; for the replay of an old "
+	  "recording, how far to move it so that the receiver takes it (most refuse "
+	  "samples more than an hour or two old)." },
 };
 
 /* ------------------------------------------------------------ defaults */
@@ -180,6 +249,9 @@ void rv_config_defaults(struct rv_config *c)
 	c->store.retention_s = 30 * DAY;
 	c->record.max_size_bytes = 1024 * 1024 * 1024;
 	c->record.max_age_s = 24 * HOUR;
+	c->remote_write.interval_s = 10.0;
+	c->remote_write.timeout_s = 10.0;
+	c->remote_write.queue_size_bytes = 32 * 1024 * 1024;
 }
 
 /* ------------------------------------------------------------- strings */
@@ -215,16 +287,42 @@ static int addr_valid(const char *s, size_t len)
 	return !memchr(s, '[', len) && !memchr(s, ']', len);
 }
 
-/* A source name: letters, digits, '.', '_', '-'; shorter than RV_CFG_NAME_MAX. */
-static int name_valid(const char *s, size_t len)
+/* The authority of a URL: HOST, HOST:PORT, [IPv6] or [IPv6]:PORT. */
+static int authority_valid(const char *a, size_t n)
 {
-	if (len == 0 || len >= RV_CFG_NAME_MAX)
+	const char *colon = memrchr(a, ':', n), *rb = memrchr(a, ']', n);
+
+	if (n == 0)
 		return 0;
+	if (a[0] == '[')
+		return rb && rb > a + 1 && (rb == a + n - 1 || addr_valid(a, n));
+	if (memchr(a, '[', n) || rb)
+		return 0;
+	return !colon || (colon > a && addr_valid(a, n));
+}
+
+/* Why s is not "http(s)://HOST[:PORT][/PATH...]", or NULL. */
+static const char *url_problem(const char *s, size_t len)
+{
+	static const char *const schemes[] = { "http://", "https://" };
+	size_t skip = 0, n;
+	const char *a;
+
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]) && !skip; i++)
+		if (len >= strlen(schemes[i]) && strncasecmp(s, schemes[i], strlen(schemes[i])) == 0)
+			skip = strlen(schemes[i]);
+	if (!skip)
+		return "is not an http:// or https:// URL (like http://127.0.0.1:9090/api/v1/write)";
+	a = s + skip;
+	n = strcspn(a, "/?#");
 	for (size_t i = 0; i < len; i++)
-		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= 'A' && s[i] <= 'Z') &&
-		    !(s[i] >= '0' && s[i] <= '9') && s[i] != '.' && s[i] != '_' && s[i] != '-')
-			return 0;
-	return 1;
+		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
+			return "contains a blank or control character";
+	if (memchr(a, '@', n))
+		return "holds credentials: use username and password_file";
+	if (!authority_valid(a, n))
+		return "has no valid HOST, HOST:PORT or [IPv6]:PORT after the scheme";
+	return NULL;
 }
 
 /* ------------------------------------------------------ parsing one value */
@@ -340,6 +438,8 @@ static int set_choice(const struct rv_cfg_key *k, const char *s, void *field,
 static int set_string(const struct rv_cfg_key *k, const char *s, size_t len, void *field,
 		      const struct rv_cfg_origin *o, struct rv_err *err)
 {
+	const char *why = (k->flags & K_URL) && len > 0 ? url_problem(s, len) : NULL;
+
 	if (len >= k->size)
 		return rv_err_set(err, -EINVAL, "%s%s: '%s' is longer than %zu bytes", o->where,
 				  o->key, o->shown, k->size - 1);
@@ -349,67 +449,10 @@ static int set_string(const struct rv_cfg_key *k, const char *s, size_t len, voi
 		return rv_err_set(err, -EINVAL, "%s%s: must not be empty", o->where, o->key);
 	if ((k->flags & K_ADDR) && len > 0 && !addr_valid(s, len))
 		return bad(o, err, "is not HOST:PORT (like 127.0.0.1:9464 or [::1]:9464)");
+	if (why)
+		return bad(o, err, "%s", why);
 	memcpy(field, s, len);
 	((char *)field)[len] = '\0';
-	return 0;
-}
-
-int rv_cfg_add_name(struct rv_cfg_names *l, const char *s, size_t len,
-		    const struct rv_cfg_origin *o, struct rv_err *err)
-{
-	char shown[CFG_TEXT_MAX];
-
-	if (!name_valid(s, len))
-		return rv_err_set(err, -EINVAL, "%s%s: '%s' is not a source name (letters, digits, "
-				  "'.', '_', '-'; at most %d)", o->where, o->key,
-				  rv_cfg_show(s, len, shown, sizeof(shown)), RV_CFG_NAME_MAX - 1);
-	if (l->n == RV_CFG_EXCLUDE_MAX)
-		return rv_err_set(err, -EINVAL, "%s%s: more than %d names", o->where, o->key,
-				  RV_CFG_EXCLUDE_MAX);
-	memcpy(l->names[l->n], s, len);
-	l->names[l->n++][len] = '\0';
-	return 0;
-}
-
-void rv_cfg_store_list(const struct rv_cfg_names *l, struct rv_config *c)
-{
-	memcpy(c->collect.exclude, l->names, sizeof(l->names));
-	c->collect.n_exclude = l->n;
-}
-
-static int is_blank(char ch)
-{
-	return ch == ' ' || ch == '\t';
-}
-
-/* "perf, sys.thermal", "[perf]", "" or "[]": comma-separated names. */
-static int set_list_text(const char *s, size_t len, struct rv_config *c,
-			 const struct rv_cfg_origin *o, struct rv_err *err)
-{
-	struct rv_cfg_names l = { .n = 0 };
-	const char *p = s, *end = s + len;
-
-	while (p < end && is_blank(*p))
-		p++;
-	while (end > p && is_blank(end[-1]))
-		end--;
-	if (end - p >= 2 && p[0] == '[' && end[-1] == ']')
-		p++, end--;
-	while (p < end && is_blank(*p))
-		p++;
-	while (p < end) {
-		const char *comma = memchr(p, ',', (size_t)(end - p)), *stop = comma ? comma : end;
-		const char *a = p, *b = stop;
-
-		while (a < b && is_blank(*a))
-			a++;
-		while (b > a && is_blank(b[-1]))
-			b--;
-		if (rv_cfg_add_name(&l, a, (size_t)(b - a), o, err))
-			return -EINVAL;
-		p = comma ? comma + 1 : end;
-	}
-	rv_cfg_store_list(&l, c);
 	return 0;
 }
 
@@ -428,7 +471,7 @@ int rv_cfg_set_value(const struct rv_cfg_key *k, const char *s, size_t len,
 	case K_STR:
 		return set_string(k, s, len, field, &o, err);
 	case K_LIST:
-		return set_list_text(s, len, c, &o, err);
+		return rv_cfg_set_list(k, s, len, c, &o, err);
 	case K_BOOL:
 	case K_ENUM:
 		return set_choice(k, s, field, &o, err);
@@ -532,17 +575,8 @@ static int check_field(const struct rv_cfg_key *k, const struct rv_config *c,
 			return rv_err_set(err, -EINVAL, "%s: not NUL-terminated", name);
 		return rv_cfg_set_value(k, field, strlen(field), scratch, "", err);
 	}
-	if (k->type == K_LIST) {
-		if (c->collect.n_exclude > RV_CFG_EXCLUDE_MAX)
-			return rv_err_set(err, -EINVAL, "%s: more than %d names", name,
-					  RV_CFG_EXCLUDE_MAX);
-		for (size_t i = 0; i < c->collect.n_exclude; i++)
-			if (!name_valid(c->collect.exclude[i],
-					strnlen(c->collect.exclude[i], RV_CFG_NAME_MAX)))
-				return rv_err_set(err, -EINVAL, "%s: name %zu is not a source name",
-						  name, i + 1);
-		return 0;
-	}
+	if (k->type == K_LIST)
+		return rv_cfg_check_list(k, c, err);
 	rv_cfg_fmt_field(k, c, text, sizeof(text));
 	return rv_cfg_set_value(k, text, strlen(text), scratch, "", err);
 }
@@ -607,6 +641,29 @@ static int cross_check(const struct rv_config *c, struct rv_err *err)
 	return http_check(c, err);
 }
 
+/* Authentication and TLS come in pairs; a summary holds samples. */
+static int remote_write_check(const struct rv_config *c, struct rv_err *err)
+{
+	char a[CFG_TEXT_MAX], iv[CFG_TEXT_MAX];
+
+	if (c->remote_write.username[0] && c->remote_write.bearer_token_file[0])
+		return rv_err_set(err, -EINVAL, "remote_write.username and "
+				  "remote_write.bearer_token_file are both set: basic or bearer "
+				  "authentication, not both");
+	if (c->remote_write.password_file[0] && !c->remote_write.username[0])
+		return rv_err_set(err, -EINVAL, "remote_write.password_file needs "
+				  "remote_write.username");
+	if (c->remote_write.tls_key_file[0] && !c->remote_write.tls_cert_file[0])
+		return rv_err_set(err, -EINVAL, "remote_write.tls_key_file needs "
+				  "remote_write.tls_cert_file");
+	rv_cfg_fmt_duration(c->remote_write.interval_s, a, sizeof(a));
+	rv_cfg_fmt_duration(c->interval_s, iv, sizeof(iv));
+	if (longer(c->interval_s, c->remote_write.interval_s))
+		return rv_err_set(err, -EINVAL, "remote_write.interval (%s) is shorter than "
+				  "interval (%s)", a, iv);
+	return 0;
+}
+
 int rv_config_check(const struct rv_config *c, struct rv_err *err)
 {
 	struct rv_config *scratch = malloc(sizeof(*scratch));
@@ -617,6 +674,8 @@ int rv_config_check(const struct rv_config *c, struct rv_err *err)
 	for (int i = 0; i < RV_CFG_NKEYS && rc == 0; i++)
 		rc = check_field(&rv_cfg_keys[i], c, scratch, err);
 	free(scratch);
-	return rc ? rc : cross_check(c, err);
+	if (rc == 0)
+		rc = cross_check(c, err);
+	return rc ? rc : remote_write_check(c, err);
 }
 

@@ -41,6 +41,14 @@ enum {
 	RV_CFG_EXCLUDE_MAX = 32,       /* names in collect.exclude */
 	RV_CFG_NAME_MAX = 32,          /* one excluded source name (with the NUL) */
 	RV_CFG_SPAN_SAMPLES_MAX = 100000,
+	RV_CFG_LIST_MAX = 32,          /* items of a list of strings */
+	RV_CFG_ITEM_MAX = 256,         /* one item (with the NUL) */
+};
+
+/* A list of strings (remote_write.channels, .labels, .headers). */
+struct rv_cfg_list {
+	char item[RV_CFG_LIST_MAX][RV_CFG_ITEM_MAX];
+	size_t n;
 };
 
 /* A window or step length: `value` samples, or `value` seconds when
@@ -107,6 +115,23 @@ struct rv_config {
 		uint64_t max_size_bytes;
 		double max_age_s;              /* 0 = no age limit */
 	} record;
+	struct rv_cfg_remote_write {
+		char url[RV_CFG_PATH_MAX];     /* receiver; "" = no remote write */
+		double interval_s;             /* summary interval */
+		struct rv_cfg_list channels;   /* globs of channel names; none = all */
+		struct rv_cfg_list labels;     /* "name=value": labels of every series */
+		struct rv_cfg_list headers;    /* "Name: value": extra HTTP headers */
+		char username[RV_CFG_STR_MAX]; /* basic auth; "" = none */
+		char password_file[RV_CFG_PATH_MAX];
+		char bearer_token_file[RV_CFG_PATH_MAX];
+		char tls_ca_file[RV_CFG_PATH_MAX];
+		char tls_cert_file[RV_CFG_PATH_MAX];
+		char tls_key_file[RV_CFG_PATH_MAX];
+		bool tls_insecure;
+		double timeout_s;              /* one request */
+		uint64_t queue_size_bytes;     /* requests waiting while the receiver is away */
+		double time_offset_s;          /* added to every sample's time */
+	} remote_write;
 };
 
 /* Fills c with the defaults (those deploy/reveal.yaml shows). */
@@ -132,9 +157,11 @@ int rv_config_load_string(const char *text, size_t len, const char *name_for_err
  * Sets one key by its dotted name ("interval", "http.listen") from text,
  * with the same parsing and range checks as the file; errors name the key
  * ("http.max_connections: '0' is not in 1..1024", "unknown key 'http.foo'
- * (known in 'http': ...)"). collect.exclude takes a comma-separated list
- * ("perf,sys.thermal"; "" = none). On error *c is unchanged. Returns 0 or
- * -EINVAL.
+ * (known in 'http': ...)"). A list key (collect.exclude, remote_write.
+ * channels, .labels, .headers) takes comma-separated items, blanks around
+ * them dropped ("perf,sys.thermal"; "" = none), and replaces the whole
+ * list; an item that contains a comma needs a YAML list in the file. On
+ * error *c is unchanged. Returns 0 or -EINVAL.
  */
 int rv_config_set(struct rv_config *c, const char *key, const char *value, struct rv_err *err);
 
@@ -158,7 +185,10 @@ int rv_config_write(FILE *f, const struct rv_config *c);
  * filled in C gets the same checks) and the rules between keys:
  * detect.step <= detect.window; a window of at least two samples; a step
  * given as a duration >= interval; reservoir >= window; learn 0 or
- * >= window; collect.rediscover 0 or >= interval. A span in samples counts
+ * >= window; collect.rediscover 0 or >= interval; remote_write.interval
+ * >= interval; remote_write.username and .bearer_token_file not both;
+ * .password_file needs .username; .tls_key_file needs .tls_cert_file
+ * (whether these files exist is the agent's to check). A span in samples counts
  * as samples x interval. Returns 0, -EINVAL with a message naming the keys
  * ("detect.step (4s) is longer than detect.window (3s)"), or -ENOMEM.
  */

@@ -4,6 +4,8 @@
  *
  *   config.c        the table, defaults, parsing one value, rv_config_set,
  *                   rv_config_check
+ *   config_list.c   list keys: the rule of each one's items, comma text,
+ *                   storing and checking a list
  *   config_units.c  durations, sizes and their text; UTF-8
  *   config_load.c   the YAML loader (libyaml events)
  *   config_write.c  rv_config_write
@@ -26,6 +28,12 @@ enum rv_cfg_flag {
 	K_ZERO_OK = 1,   /* 0 is valid besides min..max ("never", "keep") */
 	K_NONEMPTY = 2,  /* K_STR: "" is refused */
 	K_ADDR = 4,      /* K_STR: "" or HOST:PORT */
+	K_URL = 8,       /* K_STR: "" or http(s)://HOST[:PORT][/PATH] */
+	/* K_LIST: the rule of its items (exactly one) */
+	K_NAMES = 16,    /* source names (letters, digits, '.', '_', '-') */
+	K_GLOBS = 32,    /* fnmatch patterns of channel names */
+	K_LABELS = 64,   /* "name=value", a Prometheus label of the user's */
+	K_HEADERS = 128, /* "Name: value", an HTTP header */
 };
 
 /* One row per key: the one place a key is defined. */
@@ -33,8 +41,11 @@ struct rv_cfg_key {
 	const char *sect;            /* NULL: top level */
 	const char *name;
 	enum rv_cfg_type type;
-	size_t off, size;            /* the field in struct rv_config */
-	double min, max;             /* K_DUR, K_SPAN: seconds; K_SIZE: bytes; K_UINT */
+	size_t off, size;            /* the field in struct rv_config; K_LIST: its
+				      * char[max][size / max], the size_t count
+				      * right after it (config_list.c asserts it) */
+	double min, max;             /* K_DUR, K_SPAN: seconds; K_SIZE: bytes; K_UINT;
+				      * K_LIST: max = most items */
 	unsigned flags;              /* enum rv_cfg_flag */
 	const char *const *choices;  /* K_ENUM: names by value, NULL-terminated */
 	const char *doc;             /* one sentence or two, for rv_config_write */
@@ -45,7 +56,7 @@ struct rv_cfg_section {
 	const char *doc;
 };
 
-enum { RV_CFG_NKEYS = 32, RV_CFG_NSECT = 6 };
+enum { RV_CFG_NKEYS = 47, RV_CFG_NSECT = 7 };
 extern const struct rv_cfg_key rv_cfg_keys[RV_CFG_NKEYS];
 extern const struct rv_cfg_section rv_cfg_sections[RV_CFG_NSECT];
 
@@ -57,22 +68,12 @@ struct rv_cfg_origin {
 	char shown[CFG_TEXT_MAX];
 };
 
-/* collect.exclude while it is being read. */
-struct rv_cfg_names {
-	char names[RV_CFG_EXCLUDE_MAX][RV_CFG_NAME_MAX];
-	size_t n;
-};
-
 /* config.c */
 
 /* Parses s (len bytes, NUL at s[len]) as the value of k into c; c is
  * untouched on error; messages start with `where`. Returns 0 or -EINVAL. */
 int rv_cfg_set_value(const struct rv_cfg_key *k, const char *s, size_t len, struct rv_config *c,
 		     const char *where, struct rv_err *err);
-/* Appends one source name to l after checking it. Returns 0 or -EINVAL. */
-int rv_cfg_add_name(struct rv_cfg_names *l, const char *s, size_t len,
-		    const struct rv_cfg_origin *o, struct rv_err *err);
-void rv_cfg_store_list(const struct rv_cfg_names *l, struct rv_config *c);
 /* Index of the section or key (in section sect, -1: top level) named by
  * len bytes of s, or -1. */
 int rv_cfg_find_section(const char *s, size_t len);
@@ -84,6 +85,34 @@ const char *rv_cfg_known_keys(int sect, char *buf, size_t n);
 const char *rv_cfg_show(const char *s, size_t len, char *buf, size_t n);
 /* "http.listen" */
 void rv_cfg_full_name(const struct rv_cfg_key *k, char *buf, size_t n);
+
+/* config_list.c: lists are read into a struct rv_cfg_list (every item
+ * fits one of its items), stored when complete */
+
+/* Appends len bytes of s to l as an item of the list key k after checking
+ * it against k's rule and the items before it. Returns 0 or -EINVAL
+ * ("WHERE KEY: 'ITEM' REASON", "WHERE KEY: more than 32 names"). */
+int rv_cfg_add_item(const struct rv_cfg_key *k, struct rv_cfg_list *l, const char *s,
+		    size_t len, const struct rv_cfg_origin *o, struct rv_err *err);
+/* Replaces the list of k in c with l (whose items passed rv_cfg_add_item). */
+void rv_cfg_store_list(const struct rv_cfg_key *k, const struct rv_cfg_list *l,
+		       struct rv_config *c);
+/* "a, b", "[a]", "" or "[]": comma-separated items of k (blanks around
+ * them dropped) into c; c is untouched on error. Returns 0 or -EINVAL. */
+int rv_cfg_set_list(const struct rv_cfg_key *k, const char *s, size_t len,
+		    struct rv_config *c, const struct rv_cfg_origin *o, struct rv_err *err);
+/* The list of k in c as rv_cfg_add_item would take it ("KEY: label 2
+ * REASON"). Returns 0 or -EINVAL. */
+int rv_cfg_check_list(const struct rv_cfg_key *k, const struct rv_config *c,
+		      struct rv_err *err);
+/* The count stored for k in c (not clamped), and item i (< the row's max)
+ * with its length (at most size / max: not NUL-terminated then). */
+size_t rv_cfg_list_count(const struct rv_cfg_key *k, const struct rv_config *c);
+const char *rv_cfg_list_item(const struct rv_cfg_key *k, const struct rv_config *c, size_t i,
+			     size_t *len);
+/* "a source name", "names": one item of k and several, for messages. */
+const char *rv_cfg_list_one(const struct rv_cfg_key *k);
+const char *rv_cfg_list_plural(const struct rv_cfg_key *k);
 
 /* config_units.c */
 

@@ -4,7 +4,7 @@
  * It walks libyaml's event stream (yaml/yamlread.h) rather than its
  * document tree: the tree resolves aliases silently, and a key must be
  * refused, not shared. The grammar is small (a mapping of keys and
- * sections, each section a mapping of keys, collect.exclude a list), so
+ * sections, each section a mapping of keys, list keys a sequence), so
  * one function per level reads it;
  * each value goes to rv_cfg_set_value() with its "FILE:LINE:COL: ". The
  * whole file is read into a copy of the configuration that replaces the
@@ -39,10 +39,10 @@ static int next(struct loader *ld)
 	return rv_yaml_next(&ld->y);
 }
 
-/* The items of a YAML sequence as collect.exclude. */
+/* The items of a YAML sequence as the list key k. */
 static int load_list(struct loader *ld, const struct rv_cfg_key *k)
 {
-	struct rv_cfg_names l = { .n = 0 };
+	struct rv_cfg_list l = { .n = 0 };
 	char where[CFG_WHERE_MAX];
 	struct rv_cfg_origin o = { .where = where };
 	int rc;
@@ -53,16 +53,15 @@ static int load_list(struct loader *ld, const struct rv_cfg_key *k)
 
 		at(ld, e->start_mark, where, sizeof(where));
 		if (e->type != YAML_SCALAR_EVENT)
-			return rv_err_set(ld->y.err, -EINVAL,
-					  "%s%s: expected a source name, not %s", where, o.key,
-					  rv_yaml_node_kind(e));
-		rc = rv_cfg_add_name(&l, (const char *)e->data.scalar.value,
+			return rv_err_set(ld->y.err, -EINVAL, "%s%s: expected %s, not %s", where,
+					  o.key, rv_cfg_list_one(k), rv_yaml_node_kind(e));
+		rc = rv_cfg_add_item(k, &l, (const char *)e->data.scalar.value,
 				     e->data.scalar.length, &o, ld->y.err);
 		if (rc)
 			return rc;
 	}
 	if (rc == 0)
-		rv_cfg_store_list(&l, ld->c);
+		rv_cfg_store_list(k, &l, ld->c);
 	return rc;
 }
 
@@ -77,9 +76,11 @@ static int load_value(struct loader *ld, const struct rv_cfg_key *k)
 		return load_list(ld, k);
 	if (e->type != YAML_SCALAR_EVENT) {
 		rv_cfg_full_name(k, name, sizeof(name));
-		return rv_err_set(ld->y.err, -EINVAL, "%s%s: expected %s, not %s", where, name,
-				  k->type == K_LIST ? "a list of names" : "a single value",
-				  rv_yaml_node_kind(e));
+		if (k->type == K_LIST)
+			return rv_err_set(ld->y.err, -EINVAL, "%s%s: expected a list of %s, not %s",
+					  where, name, rv_cfg_list_plural(k), rv_yaml_node_kind(e));
+		return rv_err_set(ld->y.err, -EINVAL, "%s%s: expected a single value, not %s",
+				  where, name, rv_yaml_node_kind(e));
 	}
 	if (rv_yaml_is_null(e) && (k->type == K_STR || k->type == K_LIST))
 		return rv_cfg_set_value(k, "", 0, ld->c, where, ld->y.err);

@@ -2,8 +2,9 @@
  * config_testutil.h - test support shared by config_test.c and
  * config_load_test.c (not part of the library): field-by-field comparison
  * of two configurations, load() of a text over the defaults, message
- * checks, rv_config_write into memory, and full_file, a configuration in
- * which every key differs from its default.
+ * checks, rv_config_write into memory and back, and full_file, a configuration in
+ * which every key differs from its default (but remote_write's
+ * bearer_token_file, which excludes its username).
  *
  * Header-only on purpose: the build compiles every .c file of src/config
  * that is not a *_test.c into the library. Everything here is static, so
@@ -30,6 +31,9 @@
 
 #define SAME_STR(f) if (strcmp(a->f, b->f) != 0) return #f
 #define SAME_NUM(f) if (memcmp(&a->f, &b->f, sizeof(a->f)) != 0) return #f
+#define SAME_LIST(f) SAME_NUM(f.n);                                         \
+	for (size_t i = 0; i < a->f.n && i < RV_CFG_LIST_MAX; i++)          \
+		SAME_STR(f.item[i])
 
 /* The first field in which a and b differ (doubles bit for bit), or NULL. */
 static inline const char *cfg_diff(const struct rv_config *a, const struct rv_config *b)
@@ -43,11 +47,21 @@ static inline const char *cfg_diff(const struct rv_config *a, const struct rv_co
 	SAME_NUM(detect.window.value); SAME_NUM(detect.window.seconds);
 	SAME_NUM(detect.step.value); SAME_NUM(detect.step.seconds);
 	SAME_NUM(detect.preset); SAME_NUM(detect.incident_gap); SAME_NUM(detect.incident_min);
+	SAME_NUM(detect.report_severity); SAME_NUM(detect.minor_min);
+	SAME_NUM(detect.sustained_min); SAME_NUM(detect.burst_min); SAME_NUM(detect.absorb_s);
 	SAME_STR(http.listen); SAME_NUM(http.max_connections); SAME_NUM(http.raw_channels);
 	SAME_NUM(http.per_client_connections); SAME_NUM(http.idle_timeout_s);
 	SAME_STR(store.path); SAME_NUM(store.retention_s);
 	SAME_STR(events.path);
 	SAME_STR(record.path); SAME_NUM(record.max_size_bytes); SAME_NUM(record.max_age_s);
+	SAME_STR(remote_write.url); SAME_NUM(remote_write.interval_s);
+	SAME_LIST(remote_write.channels); SAME_LIST(remote_write.labels);
+	SAME_LIST(remote_write.headers);
+	SAME_STR(remote_write.username); SAME_STR(remote_write.password_file);
+	SAME_STR(remote_write.bearer_token_file); SAME_STR(remote_write.tls_ca_file);
+	SAME_STR(remote_write.tls_cert_file); SAME_STR(remote_write.tls_key_file);
+	SAME_NUM(remote_write.tls_insecure); SAME_NUM(remote_write.timeout_s);
+	SAME_NUM(remote_write.queue_size_bytes); SAME_NUM(remote_write.time_offset_s);
 	return NULL;
 }
 
@@ -97,6 +111,22 @@ static inline char *write_text(const struct rv_config *c)
 	return text;
 }
 
+/* Writes c, loads the text over the defaults into *back and expects it
+ * equal to c; what names the case in a failure. */
+static inline void expect_round_trip(const struct rv_config *c, struct rv_config *back,
+				     const char *what)
+{
+	struct rv_err err;
+	char *text = write_text(c);
+
+	rv_config_defaults(back);
+	rv_err_clear(&err);
+	if (rv_config_load_string(text, strlen(text), "written", back, &err) != 0)
+		fail_msg("%s: the written text does not load: %s\n%s", what, err.msg, text);
+	expect_same(back, c, what);
+	free(text);
+}
+
 static inline char *read_all(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -141,6 +171,8 @@ static const char full_file[] =
 	"  report_severity: critical\n"
 	"  minor_min: 0\n"
 	"  sustained_min: 5\n"
+	"  burst_min: 0\n"
+	"  absorb: 0\n"
 	"http: {listen: \"[::1]:0\", max_connections: 1024, per_client_connections: 1024,\n"
 	"       idle_timeout: 1h, raw_channels: true}\n"
 	"store:\n"
@@ -151,7 +183,25 @@ static const char full_file[] =
 	"record:\n"
 	"  path: /data/rec\n"
 	"  max_size: 1GB\n"
-	"  max_age: 90min\n";
+	"  max_age: 90min\n"
+	"remote_write:\n"
+	"  url: https://mimir.example:9009/api/v1/push\n"
+	"  interval: 30s\n"
+	"  channels: [gpu.*, 'mem.*_bytes', \"cpu.util_[0-9]*\"]\n"
+	"  labels:\n"
+	"    - cluster=eu1\n"
+	"    - group=job42\n"
+	"    - instance=gpu-node-07.eu1\n"
+	"  headers: [\"X-Scope-OrgID: tenant1\", 'X-Note:a=b, c']\n"
+	"  username: reveal\n"
+	"  password_file: /etc/reveal/rw-password\n"
+	"  tls_ca_file: /etc/reveal/ca.pem\n"
+	"  tls_cert_file: /etc/reveal/client.pem\n"
+	"  tls_key_file: /etc/reveal/client.key\n"
+	"  tls_insecure: true\n"
+	"  timeout: 1m\n"
+	"  queue_size: 1GiB\n"
+	"  time_offset: 400d\n";
 
 
 #endif

@@ -77,11 +77,14 @@ static void write_value(FILE *f, const struct rv_cfg_key *k, const struct rv_con
 	if (k->type == K_STR) {
 		write_quoted(f, field, strnlen(field, k->size));
 	} else if (k->type == K_LIST) {
+		size_t n = rv_cfg_list_count(k, c), len;
+
 		fputc('[', f);
-		for (size_t i = 0; i < c->collect.n_exclude && i < RV_CFG_EXCLUDE_MAX; i++) {
+		for (size_t i = 0; i < n && i < (size_t)k->max; i++) {
+			const char *item = rv_cfg_list_item(k, c, i, &len);
+
 			fputs(i ? ", " : "", f);
-			write_quoted(f, c->collect.exclude[i],
-				     strnlen(c->collect.exclude[i], RV_CFG_NAME_MAX));
+			write_quoted(f, item, len);
 		}
 		fputc(']', f);
 	} else {

@@ -149,6 +149,15 @@ seed() {	# seed TARGET DIR
 		  printf '\000\000\000\000\000\000\000\000\001'
 		} >"$2/refused"
 		;;
+	promapi)	# a byte for the endpoint (and limits), then the answer
+		printf '\000{"status":"success","warnings":["w"],"data":{"resultType":"matrix","result":[{"metric":{"__name__":"reveal_channel_mean","node":"n1"},"values":[[1796573020,"1.5"],[1796573040.25,"NaN"],[1796573050,"+Inf"]]}]}}' >"$2/range"
+		printf '\001{"status":"success","isPartial":true,"data":{"resultType":"vector","result":[{"metric":{"node":"n\\u00e9"},"value":[1796573070,"-Inf"]}]}}' >"$2/vector"
+		printf '\001{"status":"success","data":{"resultType":"scalar","result":[1796573070,"1e+06"]}}' >"$2/scalar"
+		printf '\002{"status":"success","data":[{"__name__":"reveal_fact_info","fact":"mem.hugepage_size","value":"2MiB \\"q\\""}]}' >"$2/series"
+		printf '\003{"status":"success","data":["n1","n2"]}' >"$2/values"
+		printf '\001{"status":"error","errorType":"bad_data","error":"invalid parameter \\"query\\""}' >"$2/error"
+		printf '\004{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"1"],[2,"2"]]}]}}' >"$2/small"
+		;;
 	json)
 		printf '%s\n' '{"incidents":[' \
 			'{"id":1,"start":1700000005.000,"end":1700000007.000,"duration_s":2.000,"windows":2,"peak_score":0.91330285643181841,"mean_score":null,"detectors":["spe","bit7"],"subsystem":"mem","top_metrics":[{"name":"mem.used_bytes","share":0.379783}]}' \

@@ -31,16 +31,6 @@ for tool in prometheus promtool stress-ng sqlite3 curl python3; do
 	fi
 done
 
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# json FILE EXPR: evaluates the Python expression EXPR over the JSON
-# document in FILE (as `d`) and prints the result.
-json() {
-	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
-}
-
 # The polls (wait_for, lib.sh.inc) use curl and grep only: the agent
 # watches this host, and a Python started twice a second would be an
 # anomaly of its own (committed memory, tasks).
