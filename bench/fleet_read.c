@@ -112,7 +112,31 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 
 /* ---------------------------------------------------------------- load */
 
-/* One node's request: its C series of P samples. */
+/* The series `reveal fleet` finds the nodes by (reveal_node_learning, 0)
+ * and one fact (reveal_fact_info{fact, value}, 1), with the node's labels
+ * of l (channel and subsystem emptied: rwrite leaves empty labels out). */
+static int add_node_state(struct rv_rw *w, const struct cfg *c, struct rv_rw_label *l,
+			  struct rv_rw_sample *s, struct rv_err *err)
+{
+	struct rv_rw_label fact[LABELS + 2];
+	int rc;
+
+	l[5].value = l[6].value = "";
+	l[0].value = "reveal_node_learning";
+	for (long i = 0; i < c->points; i++)
+		s[i].value = 0;
+	if ((rc = rv_rw_add(w, l, LABELS, s, (size_t)c->points, err)) < 0)
+		return rc;
+	memcpy(fact, l, sizeof(*l) * LABELS);
+	fact[0].value = "reveal_fact_info";
+	fact[LABELS] = (struct rv_rw_label){ "fact", "mem.hugepages_2048kb" };
+	fact[LABELS + 1] = (struct rv_rw_label){ "value", "1024" };
+	for (long i = 0; i < c->points; i++)
+		s[i].value = 1;
+	return rv_rw_add(w, fact, LABELS + 2, s, (size_t)c->points, err);
+}
+
+/* One node's request: its C series of P samples, and add_node_state's. */
 static int add_node(struct rv_rw *w, const struct cfg *c, long node, struct rv_rw_sample *s,
 		    struct rv_err *err)
 {
@@ -142,7 +166,7 @@ static int add_node(struct rv_rw *w, const struct cfg *c, long node, struct rv_r
 		if (rc < 0)
 			return rc;
 	}
-	return 0;
+	return add_node_state(w, c, l, s, err);
 }
 
 static int post(CURL *h, const char *body, size_t len, struct worker *wk)
@@ -184,8 +208,9 @@ static void *load_worker(void *arg)
 {
 	struct worker *wk = arg;
 	const struct cfg *c = wk->c;
-	struct rv_rw_limits lim = { (size_t)c->channels, (size_t)(c->channels * c->points),
-				    (size_t)c->channels * LABELS, (size_t)c->channels * 1024 };
+	struct rv_rw_limits lim = { (size_t)c->channels + 2, (size_t)((c->channels + 2) * c->points),
+				    (size_t)(c->channels + 2) * (LABELS + 2),
+				    (size_t)(c->channels + 2) * 1024 };
 	struct rv_rw_sample *s = calloc((size_t)c->points, sizeof(*s));
 	struct curl_slist *hdrs = NULL;
 	struct rv_err err = { 0 };

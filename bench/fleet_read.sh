@@ -12,8 +12,13 @@
 #   bench/fleet_read.sh                      # 1000 nodes x 400 channels, 1 h at 10 s
 #   NODES=100 CHANNELS=40 bench/fleet_read.sh
 #
+# Then `reveal fleet` (REVEAL, default BUILD/reveal) analyses that hour of
+# every group (NODES / 100 groups): its wall time, peak RSS and what it
+# read.
+#
 # Environment: NODES (1000), CHANNELS (400), INTERVAL (10, whole seconds),
-# POINTS (360), THREADS (2), PORT (28429), BUILD (build), TMPDIR (/tmp).
+# POINTS (360), THREADS (2), PORT (28429), BUILD (build), TMPDIR (/tmp),
+# READS (1; 0 leaves out the raw reads), REVEAL (BUILD/reveal).
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -68,8 +73,20 @@ echo "victoria-metrics $(dpkg-query -W -f '${Version}' victoria-metrics 2>/dev/n
 # shellcheck disable=SC2086
 "$BIN" $ARGS --load
 vm_state "after load"
-# shellcheck disable=SC2086
-"$BIN" $ARGS --read --gzip 1
-# shellcheck disable=SC2086
-"$BIN" $ARGS --read --gzip 0
-vm_state "after reads"
+if [ "${READS:-1}" != 0 ]; then
+	# shellcheck disable=SC2086
+	"$BIN" $ARGS --read --gzip 1
+	# shellcheck disable=SC2086
+	"$BIN" $ARGS --read --gzip 0
+	vm_state "after reads"
+fi
+# `reveal fleet` itself over that hour: discovery, the reads, the analysis
+# of every group (NODES / 100 groups), the report; its wall time and peak RSS
+REVEAL=${REVEAL:-$BUILD/reveal}
+if [ -x "$REVEAL" ]; then
+	START=$((END - (POINTS - 1) * INTERVAL))
+	/usr/bin/time -f "reveal fleet: %e s wall, %U s user, %M KiB peak RSS" \
+		"$REVEAL" fleet -q --prometheus "$URL" --selector 'cluster="bench"' --since "$START" \
+		--until "$END" --step "${INTERVAL}s" --format json -o "$DIR/fleet.json"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["fleet"]; print("reveal fleet: %d nodes, %d channels, %d windows, %d requests, %.0f MB read in %.1f s, analysis %.1f s" % (d["nodes"], d["channels"], d["windows"], d["requests"], d["bytes"] / 1e6, d["read_s"], d["analyse_s"]))' "$DIR/fleet.json"
+fi

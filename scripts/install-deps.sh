@@ -10,7 +10,7 @@ set -eu
 BUILD="cmake make gcc pkg-config libopenblas-dev liblapacke-dev zlib1g-dev libpfm4-dev
        libsqlite3-dev libmicrohttpd-dev libyaml-dev
        libprotobuf-c-dev protobuf-c-compiler libsnappy-dev libcurl4-openssl-dev"
-TEST="libcmocka-dev clang python3 prometheus stress-ng sqlite3 curl chromium nftables iproute2"
+TEST="libcmocka-dev clang python3 prometheus victoria-metrics stress-ng sqlite3 curl chromium nftables iproute2"
 EVAL="python3-numpy python3-pandas python3-scipy python3-sklearn python3-statsmodels"
 
 want="$BUILD $TEST"

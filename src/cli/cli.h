@@ -36,12 +36,22 @@ int rv_cmd_agent(int argc, char **argv);
 int rv_cmd_report(int argc, char **argv);
 int rv_cmd_workload(int argc, char **argv);
 int rv_cmd_demo(int argc, char **argv);
+int rv_cmd_fleet(int argc, char **argv);
 
 /* Shared option parsing: "3s", "500ms", "2m" or a plain count. */
 struct rv_span;
 int rv_cli_parse_span(const char *s, struct rv_span *out);
 int rv_cli_parse_size(const char *s, unsigned long long max, unsigned long long *out);
 int rv_cli_parse_real(const char *s, double lo, double hi, double *out);
+
+/* A time as --since/--until take it: ISO-8601 UTC (2026-12-02T10:00:00Z,
+ * "2026-12-02 10:00"), unix seconds, or an age before now ("30m", "2h",
+ * "7d", "90s"). 0 or -EINVAL. */
+int rv_cli_parse_time(const char *s, double now, double *out);
+
+/* A report format (enum rv_report_format, explain/report.h): given when
+ * >= 0, else from out's extension (.html .htm .md .json .txt), else text. */
+int rv_cli_format_pick(int given, const char *out);
 
 /* --exclude SRC[,SRC...] (repeatable): source names for rv_collect_cfg. */
 enum { RV_CLI_EXCLUDE_MAX = 32 };

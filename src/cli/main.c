@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "demo", rv_cmd_demo, "a guided 2-minute run: a job, two injected faults, the incidents, a report" },
 	{ "detect", rv_cmd_detect, "fit detectors on training telemetry and score test telemetry" },
 	{ "metrics", rv_cmd_metrics, "list (and sample) the channels collected on this host" },
+	{ "fleet", rv_cmd_fleet, "compare the nodes of a fleet: stragglers and configuration drift" },
 	{ "report", rv_cmd_report, "write incident reports (text, markdown, JSON, HTML) with likely causes" },
 	{ "record", rv_cmd_record, "record the collected telemetry to a .rvl file" },
 	{ "export", rv_cmd_export, "write a .rvl recording as CSV" },

@@ -3,11 +3,14 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/strparse.h"
 #include "cli/cli.h"
+#include "explain/report.h"
 #include "pipeline/model.h"
+#include "record/csv.h"
 
 struct unit {
 	const char *suffix;
@@ -83,4 +86,61 @@ int rv_cli_add_exclude(struct rv_cli_exclude *x, const char *arg)
 			return 0;
 		p = comma + 1;
 	}
+}
+
+/* --------------------------------------------------------------- times */
+
+/* An age "30m", "2h", "7d", "90s": seconds, or -1 when s is not one. */
+static double parse_age(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !isfinite(v) || v < 0 || end[0] == '\0' || end[1] != '\0')
+		return -1;
+	switch (end[0]) {
+	case 's': return v;
+	case 'm': return v * 60;
+	case 'h': return v * 3600;
+	case 'd': return v * 86400;
+	default: return -1;
+	}
+}
+
+int rv_cli_parse_time(const char *s, double now, double *out)
+{
+	char *end;
+	double age = parse_age(s), v;
+
+	if (age >= 0) {
+		*out = now - age;
+		return 0;
+	}
+	v = strtod(s, &end);
+	if (end != s && *end == '\0' && isfinite(v)) {
+		*out = v;
+		return 0;
+	}
+	return rv_csv_parse_time(s, s + strlen(s), out) == 0 ? 0 : -EINVAL;
+}
+
+/* ------------------------------------------------------------- formats */
+
+int rv_cli_format_pick(int given, const char *out)
+{
+	static const struct { const char *ext; enum rv_report_format f; } by_ext[] = {
+		{ ".html", RV_REPORT_HTML }, { ".htm", RV_REPORT_HTML }, { ".md", RV_REPORT_MARKDOWN },
+		{ ".json", RV_REPORT_JSON }, { ".txt", RV_REPORT_TEXT },
+	};
+	size_t n = out ? strlen(out) : 0;
+
+	if (given >= 0)
+		return given;
+	for (size_t i = 0; i < sizeof(by_ext) / sizeof(by_ext[0]); i++) {
+		size_t e = strlen(by_ext[i].ext);
+
+		if (n > e && strcmp(out + n - e, by_ext[i].ext) == 0)
+			return (int)by_ext[i].f;
+	}
+	return RV_REPORT_TEXT;
 }

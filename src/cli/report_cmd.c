@@ -107,40 +107,6 @@ static int usage_error(const char *fmt, const char *a, const char *b)
 	return rv_cli_fail("report", RV_EXIT_USAGE, "%s (see --help)", msg);
 }
 
-/* An age "30m", "2h", "7d", "90s": seconds, or -1 when s is not one. */
-static double parse_age(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || !isfinite(v) || v < 0 || end[0] == '\0' || end[1] != '\0')
-		return -1;
-	switch (end[0]) {
-	case 's': return v;
-	case 'm': return v * 60;
-	case 'h': return v * 3600;
-	case 'd': return v * 86400;
-	default: return -1;
-	}
-}
-
-static int parse_time(const char *s, double now, double *out)
-{
-	char *end;
-	double age = parse_age(s), v;
-
-	if (age >= 0) {
-		*out = now - age;
-		return 0;
-	}
-	v = strtod(s, &end);
-	if (end != s && *end == '\0' && isfinite(v)) {
-		*out = v;
-		return 0;
-	}
-	return rv_csv_parse_time(s, s + strlen(s), out) == 0 ? 0 : -EINVAL;
-}
-
 static int parse_enum(const char *s, const char *const *names, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -204,7 +170,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			break;
 		case OPT_SINCE:
 		case OPT_UNTIL:
-			if (parse_time(optarg, now, id == OPT_SINCE ? &a->since : &a->until) != 0)
+			if (rv_cli_parse_time(optarg, now, id == OPT_SINCE ? &a->since : &a->until) != 0)
 				return usage_error("--%s %s: want ISO-8601 UTC, unix seconds or an"
 						   " age like 2h", id == OPT_SINCE ? "since" : "until",
 						   optarg);
@@ -269,20 +235,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 /* The format from -o's extension when --format was not given. */
 static enum rv_report_format pick_format(const struct report_args *a)
 {
-	static const struct { const char *ext; enum rv_report_format f; } by_ext[] = {
-		{ ".html", RV_REPORT_HTML }, { ".htm", RV_REPORT_HTML }, { ".md", RV_REPORT_MARKDOWN },
-		{ ".json", RV_REPORT_JSON }, { ".txt", RV_REPORT_TEXT },
-	};
-	size_t n = a->out ? strlen(a->out) : 0;
-
-	if (a->format >= 0)
-		return (enum rv_report_format)a->format;
-	for (size_t i = 0; i < sizeof(by_ext) / sizeof(by_ext[0]); i++) {
-		size_t e = strlen(by_ext[i].ext);
-		if (n > e && strcmp(a->out + n - e, by_ext[i].ext) == 0)
-			return by_ext[i].f;
-	}
-	return RV_REPORT_TEXT;
+	return (enum rv_report_format)rv_cli_format_pick(a->format, a->out);
 }
 
 /* -------------------------------------------------------------- the rules */
