@@ -486,6 +486,10 @@ int rv_fleet_src_open(const struct rv_fleet_src_opts *o, struct rv_fleet_src *s,
 	rc = find_nodes(s, err);
 	if (!rc && !(rc = find_step(s, err)) && !(rc = find_channels(s, err)))
 		rc = find_facts(s, err);
+	if (!rc && s->nchan == 0)
+		rc = rv_err_set(err, -ENODATA,
+				"the %zu nodes sent no reveal_channel_mean{%s} in the range: is "
+				"remote_write.channels leaving every channel out?", s->nnodes, s->sel);
 	s->read_s += rv_clock_since_s(t0);
 	if (rc)
 		return rc;

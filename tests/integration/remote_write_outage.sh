@@ -31,7 +31,9 @@ start_prom() {
 	PROM=$!
 }
 cleanup_procs() {
-	kill "${AGENT:-}" "${PROM:-}" 2>/dev/null
+	for p in ${AGENT:-} ${PROM:-}; do
+		kill "$p" 2>/dev/null
+	done
 	wait 2>/dev/null
 }
 trap 'cleanup_procs; it_cleanup' EXIT
