@@ -10,6 +10,11 @@ of collection. Both run on this host side by side, so machine noise hits
 both alike.
 
     /usr/bin/python3 bench/agent_bench.py [--seconds 120] [--learn 60] [--interval 100ms]
+                                          [--metric-set FILE]
+
+With --metric-set a second agent runs beside the first with that metric set
+(`reveal prune`'s output): both are measured over the same seconds, CPU per
+window and resident memory (VmRSS, VmHWM) side by side.
 """
 import argparse
 import os
@@ -29,41 +34,72 @@ def cpu_s(pid):
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
+def mem_kib(pid):
+    """VmRSS and VmHWM of pid in KiB."""
+    out = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            key = line.split(":")[0]
+            if key in ("VmRSS", "VmHWM"):
+                out[key] = int(line.split()[1])
+    return out.get("VmRSS", 0), out.get("VmHWM", 0)
+
+
+def start_agent(tmp, name, args, extra):
+    state = os.path.join(tmp, name)
+    os.makedirs(state, exist_ok=True)
+    return state, subprocess.Popen([REVEAL, "agent", "-q", "--listen", "", "--store", "",
+                                    "--state-dir", state, "--learn", "%gs" % args.learn,
+                                    "--interval", args.interval, "--set", "refit=0"] + extra,
+                                   stderr=subprocess.DEVNULL)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=120.0)
     ap.add_argument("--learn", type=float, default=60.0)
     ap.add_argument("--interval", default="100ms")
+    ap.add_argument("--metric-set", help="also run an agent with this metric set beside it")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="reveal-agent-bench.")
-    agent = subprocess.Popen([REVEAL, "agent", "-q", "--listen", "", "--store", "",
-                              "--state-dir", tmp, "--learn", "%gs" % args.learn,
-                              "--interval", args.interval, "--set", "refit=0"],
-                             stderr=subprocess.DEVNULL)
+    agents = [("full", ) + start_agent(tmp, "full", args, [])]
+    if args.metric_set:
+        agents.append(("metric set", ) + start_agent(tmp, "pruned", args,
+                                                     ["--metric-set", args.metric_set]))
     record = subprocess.Popen([REVEAL, "record", "-q", "-o", os.path.join(tmp, "r.rvl"),
                                "--interval", args.interval], stderr=subprocess.DEVNULL)
     try:
-        # learning, the fit, and a few seconds for the model file to appear
+        # learning, the fit, and a few seconds for the model files to appear
         deadline = time.time() + args.learn + 120
-        while not os.path.exists(os.path.join(tmp, "reveal.model")):
-            if time.time() > deadline or agent.poll() is not None:
-                print("agent_bench: the agent did not finish learning", file=sys.stderr)
-                return 1
-            time.sleep(1)
+        for _, state, proc in agents:
+            while not os.path.exists(os.path.join(state, "reveal.model")):
+                if time.time() > deadline or proc.poll() is not None:
+                    print("agent_bench: an agent did not finish learning", file=sys.stderr)
+                    return 1
+                time.sleep(1)
         time.sleep(5)
-        a0, r0, t0 = cpu_s(agent.pid), cpu_s(record.pid), time.monotonic()
+        c0 = [cpu_s(p.pid) for _, _, p in agents] + [cpu_s(record.pid)]
+        t0 = time.monotonic()
         time.sleep(args.seconds)
-        a1, r1, t1 = cpu_s(agent.pid), cpu_s(record.pid), time.monotonic()
+        c1 = [cpu_s(p.pid) for _, _, p in agents] + [cpu_s(record.pid)]
+        t1 = time.monotonic()
+        mem = [mem_kib(p.pid) for _, _, p in agents]
     finally:
-        agent.terminate()
+        for _, _, p in agents:
+            p.terminate()
         record.terminate()
-        agent.wait()
+        for _, _, p in agents:
+            p.wait()
         record.wait()
     wall = t1 - t0
-    pa, pr = 100 * (a1 - a0) / wall, 100 * (r1 - r0) / wall
-    print("over %.0f s at %s, detecting:" % (wall, args.interval))
-    print("  reveal agent   %.3f %% of one core" % pa)
+    pct = [100 * (b - a) / wall for a, b in zip(c0, c1)]
+    pr = pct[-1]
+    print("over %.0f s at %s, detecting (a window a second):" % (wall, args.interval))
+    for (name, _, _), pa, (rss, hwm) in zip(agents, pct, mem):
+        print("  reveal agent (%s)  %.3f %% of one core = %.2f ms of CPU per window; "
+              "RSS %d KiB (peak %d KiB)" % (name, pa, pa * 10, rss, hwm))
     print("  reveal record  %.3f %% of one core" % pr)
+    pa = pct[0]
     print("  detection on top of collection: %.3f %% of one core (agent / record %.2fx)"
           % (pa - pr, pa / pr if pr > 0 else float("nan")))
     return 0

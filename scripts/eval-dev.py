@@ -7,6 +7,13 @@ variants), and writes one Markdown report with the means and the per-entity
 numbers side by side.
 
   scripts/eval-dev.py [--out docs/EVALUATION-dev.md] [--ablations] [--no-reference]
+                      [--pruned [--prune-threshold 0.5]]
+
+--pruned adds reveal's default on a pruned metric set: `reveal prune` over
+each entity's TRAIN data (|r| above --prune-threshold), then `reveal detect
+--metric-set`; and per entity `reveal compare` of the full and the pruned
+run (IoU of anomalous windows, incident hit rate both ways) with the
+channels kept.
 
 Needs Debian's python3-numpy/pandas/scipy/sklearn/statsmodels
 (scripts/install-deps.sh --eval).
@@ -38,6 +45,10 @@ ABLATIONS = [
     ("default, --events off", DETECT + " --events off"),
     ("default, --sd-floor 0.01", DETECT + " --sd-floor 0.01"),
 ]
+
+PRUNED = ("reveal (default), pruned metric set",
+          REVEAL + " prune -q --threshold {thr} {train} -o {out}.metricset.yaml && "
+          + DETECT + " --metric-set {out}.metricset.yaml")
 
 METRICS = [("event recall", "event_recall"), ("FA runs/1000", "false_alarm_runs_per_1000"),
            ("AUC-PR", "auc_pr"), ("point F1", "point_f1"), ("PA F1", "pa_f1"),
@@ -91,6 +102,36 @@ def report(results, order):
     return "\n".join(lines) + "\n"
 
 
+def consistency(workdir, full, pruned, entities):
+    """Per entity: `reveal compare` of the full run and the pruned one, and the
+    channels the metric set kept."""
+    lines = ["", "Full set against the pruned set, per entity (`reveal compare`):", "",
+             "| entity | channels kept / all | IoU of anomalous windows | "
+             "hit rate full→pruned | hit rate pruned→full |", "|---|---|---|---|---|"]
+    d_full = os.path.join(workdir, full.replace(" ", "_").replace("/", "_"))
+    d_pruned = os.path.join(workdir, pruned.replace(" ", "_").replace("/", "_"))
+    for e in entities:
+        a = os.path.join(d_full, e + "_pred.csv")
+        b = os.path.join(d_pruned, e + "_pred.csv")
+        proc = subprocess.run([REVEAL, "compare", a, b, "--format", "json"],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            lines.append("| %s | – | compare failed: %s | | |" % (e, proc.stderr.strip()[:80]))
+            continue
+        c = json.loads(proc.stdout)["compare"]
+        kept = "–"
+        ms = b + ".metricset.yaml"
+        if os.path.exists(ms):
+            with open(ms) as f:
+                text = f.read()
+            kept = "%d / %d" % (text.count("\n  - ") - text.count("\n  - {"),
+                                text.count("\n  - "))
+        lines.append("| %s | %s | %s | %s | %s |" % (
+            e, kept, fmt(c.get("iou")), fmt(c["a"].get("hit_rate")),
+            fmt(c["b"].get("hit_rate"))))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -98,14 +139,22 @@ def main():
     ap.add_argument("--workdir", default=os.path.join(ROOT, "build", "eval-dev"))
     ap.add_argument("--ablations", action="store_true", help="also run the ablation variants")
     ap.add_argument("--no-reference", action="store_true", help="skip the Python reference")
+    ap.add_argument("--pruned", action="store_true",
+                    help="also run the default on a pruned metric set, and compare")
+    ap.add_argument("--prune-threshold", type=float, default=0.5)
     args = ap.parse_args()
     if not os.path.exists(REVEAL):
         sys.exit("eval-dev.py: %s missing; run make first" % REVEAL)
     configs = [c for c in CONFIGS if not (args.no_reference and c[1] is None)]
     if args.ablations:
         configs += ABLATIONS
+    if args.pruned:
+        configs.append((PRUNED[0], PRUNED[1].replace("{thr}", "%g" % args.prune_threshold)))
     results = {name: run(name, det, args.workdir) for name, det in configs}
     text = report(results, [n for n, _ in configs])
+    if args.pruned:
+        text += consistency(args.workdir, "reveal (default)", PRUNED[0],
+                            [r["entity"] for r in results[PRUNED[0]]])
     with open(args.out, "w") as f:
         f.write(text)
     print(text)

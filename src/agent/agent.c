@@ -25,6 +25,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "select/metricset.h"
 
 /* History kept at most, whatever the configuration asks: a refit on more
  * rows costs more than it brings, and the ring stays under this budget. */
@@ -88,15 +89,25 @@ static int names_from_collector(struct agent *a)
 	return 0;
 }
 
+/* The recording's channels the metric set keeps (all without one). */
 static int names_from_replay(struct agent *a)
 {
-	a->nchan = a->rv.m;
-	a->names = calloc(a->nchan ? a->nchan : 1, sizeof(*a->names));
-	if (!a->names)
+	size_t m = a->rv.m;
+
+	a->nchan = 0;
+	a->names = calloc(m ? m : 1, sizeof(*a->names));
+	a->sel = calloc(m ? m : 1, sizeof(*a->sel));
+	if (!a->names || !a->sel)
 		return -ENOMEM;
-	for (size_t i = 0; i < a->nchan; i++)
-		if (!(a->names[i] = strdup(rv_rvl_values_name(&a->rv, i))))
+	for (size_t i = 0; i < m; i++) {
+		const char *name = rv_rvl_values_name(&a->rv, i);
+
+		if (!rv_agent_mset_keep(a->mset, name))
+			continue;
+		a->sel[a->nchan] = i;
+		if (!(a->names[a->nchan++] = strdup(name)))
 			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -550,8 +561,10 @@ static int run_replay(struct agent *a, struct rv_err *err)
 			*a->o->reload = 0;
 			reload_config(a);
 		}
-		memcpy(a->vals, a->rv.out, a->nchan * sizeof(*a->vals));
-		memcpy(a->ok, a->rv.out_ok, a->nchan);
+		for (size_t k = 0; k < a->nchan; k++) {
+			a->vals[k] = a->rv.out[a->sel[k]];
+			a->ok[k] = a->rv.out_ok[a->sel[k]];
+		}
 		if (a->rv.count > 1)
 			take_sample(a, ts, a->rv.t);
 	}
@@ -579,7 +592,9 @@ static int open_input(struct agent *a, struct rv_err *err)
 		if (!rc)
 			rc = names_from_replay(a);
 		a->interval_s = a->cfg.interval_s;
-		return rc;
+		if (rc == -ENOMEM)
+			rv_err_set(err, rc, "agent: out of memory");
+		return rc ? rc : rv_agent_mset_check(a, a->rv.m - a->nchan, err);
 	}
 	{
 		const char *excl[RV_CFG_EXCLUDE_MAX];
@@ -588,6 +603,8 @@ static int open_input(struct agent *a, struct rv_err *err)
 			.nvml_lib = a->cfg.collect.nvml[0] ? a->cfg.collect.nvml : NULL,
 			.exclude = excl,
 			.nexclude = a->cfg.collect.n_exclude,
+			.keep = a->mset ? rv_agent_mset_keep : NULL,
+			.keep_ctx = a->mset,
 		};
 
 		for (size_t i = 0; i < a->cfg.collect.n_exclude; i++)
@@ -596,13 +613,17 @@ static int open_input(struct agent *a, struct rv_err *err)
 	}
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < rv_collector_nunavail(a->coll); i++)
-		rv_info("agent: source %s unavailable: %s", rv_collector_unavail_source(a->coll, i),
-			rv_collector_unavail_reason(a->coll, i));
-	if (rv_collector_nchan(a->coll) == 0)
+	for (size_t i = 0; i < rv_collector_nunavail(a->coll); i++)     /* the set's: mset.c */
+		if (strcmp(rv_collector_unavail_reason(a->coll, i), RV_COLLECT_NOT_IN_SET) != 0)
+			rv_info("agent: source %s unavailable: %s",
+				rv_collector_unavail_source(a->coll, i),
+				rv_collector_unavail_reason(a->coll, i));
+	if (rv_collector_nchan(a->coll) == 0 && !a->mset)
 		return rv_err_set(err, -ENODEV, "no source could be read: nothing to watch");
 	a->interval_s = a->cfg.interval_s;
-	return names_from_collector(a);
+	if ((rc = names_from_collector(a)) != 0)
+		return rv_err_set(err, rc, "agent: out of memory");
+	return rv_agent_mset_check(a, rv_collector_nleft(a->coll), err);
 }
 
 static int state_dir(struct agent *a, struct rv_err *err)
@@ -647,6 +668,8 @@ static void agent_free(struct agent *a)
 	rv_kb_free(a->kb);
 	free_names(a);
 	rv_collector_close(a->coll);
+	free(a->sel);
+	rv_metricset_free(a->mset);
 	if (a->rd) {
 		rv_rvl_values_fini(&a->rv);
 		rv_rvl_reader_close(a->rd);
@@ -669,6 +692,8 @@ int rv_agent_run(const struct rv_agent_opts *o, struct rv_err *err)
 	host_name(&a);
 	detect_options(&a);
 	rc = state_dir(&a, err);
+	if (!rc)
+		rc = rv_agent_mset_load(&a, err);
 	if (!rc)
 		rc = open_input(&a, err);
 	if (!rc && (rc = size_for_channels(&a)) == -ENOMEM)

@@ -48,7 +48,8 @@ struct rv_agent_opts {
 
 /*
  * Runs until *stop is set (or a replay ends). Returns 0 after a clean stop,
- * -EINVAL for bad input (a replay file, learn 0 without a model), or
+ * -EINVAL for bad input (a replay file, learn 0 without a model, a metric
+ * set that cannot be read, is malformed or keeps no channel here), or
  * another negative errno when it cannot start (address in use, state
  * directory not writable, ...), with err saying what.
  */

@@ -61,6 +61,8 @@ struct agent {
 	struct rv_collector *coll;
 	struct rv_rvl_reader *rd;
 	struct rv_rvl_values rv;
+	struct rv_metricset *mset;         /* collect.metric_set (mset.c); NULL: every channel */
+	size_t *sel;                       /* replay: nchan indices of the recording's values */
 	size_t nchan;
 	char **names;                      /* nchan owned */
 	double *vals;                      /* nchan, this sample */
@@ -222,6 +224,19 @@ void rv_agent_rw_close(struct agent *a, int clean);
 /* The sender's counters into *out: 1, or 0 while remote write is off; the
  * caller holds a->mu (the HTTP thread asks). */
 int rv_agent_rw_stats(struct agent *a, struct rv_rsend_stats *out);
+
+/* mset.c: the metric set (collect.metric_set) */
+struct rv_metricset;
+/* Loads it when configured: 0, -ENOMEM, or -EINVAL (unreadable, malformed,
+ * or naming a metric type the catalog lacks) with "FILE:LINE[:COL]: ...". */
+int rv_agent_mset_load(struct agent *a, struct rv_err *err);
+/* The channel filter over a set (collect/source.h keep): 1 when set is NULL
+ * or keeps channel. */
+int rv_agent_mset_keep(void *set, const char *channel);
+/* Once a->names is known: -EINVAL when the set keeps no channel of the
+ * input, else logs which channels of the set the input lacks and how many
+ * of its channels the set leaves out (nleft). */
+int rv_agent_mset_check(struct agent *a, size_t nleft, struct rv_err *err);
 
 /* model.c */
 void rv_agent_drop_model(struct agent *a);

@@ -339,7 +339,7 @@ static int open_segment(struct agent *a, double ts, struct rv_err *err)
 	if (!a->rec_ch)
 		return rv_err_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
-		const struct rv_chan *c = rv_collector_chan(a->coll, i);
+		const struct rv_chan *c = rv_collector_raw_chan(a->coll, i);
 
 		a->rec_ch[i] = (struct rv_rvl_chan){ c->name, c->metric->unit, c->metric->kind,
 						     c->scale };

@@ -326,6 +326,25 @@ const struct rv_metric *rv_catalog_metric_at(size_t i)
 }
 
 /* Linear: looked up once per channel when sources open, never per sample. */
+int rv_catalog_interpretability(const char *name)
+{
+	const struct rv_metric *m = rv_catalog_metric_of(name);
+
+	return m ? m->interp : RV_INTERP_UNKNOWN;
+}
+
+int rv_catalog_generality(const char *name)
+{
+	return !name || strchr(name, ':') != NULL;
+}
+
+const struct rv_metric *rv_catalog_metric_of(const char *name)
+{
+	char type[128];
+
+	return metric_of(name, type, sizeof(type));
+}
+
 const struct rv_metric *rv_catalog_metric(const char *type)
 {
 	if (!type)

@@ -131,11 +131,38 @@ struct rv_metric {
 	const char *name;
 	const char *unit;
 	enum rv_kind kind;
+	int interp;             /* interpretability rank, rv_catalog_interpretability */
 	const char *help;
 };
 
+/*
+ * How directly an operator reads channel `name` (its instance after ':'
+ * ignored), the first key of `reveal prune`'s priority (select/prune.h):
+ * 1 a quantity read as it is (CPU busy %, load, memory free and available,
+ * bytes/s of a link or a disk, disk busy %, GPU utilisation, power and
+ * temperature, stall % of pressure, OOM kills); 2 a breakdown or a close
+ * relative of one (user/system %, cached bytes, packets/s, I/O requests/s,
+ * page faults, the 10/60 s pressure averages); 3 an internal counter
+ * (vmstat's reclaim and NUMA counters, softirqs by type, TCP extension
+ * counters, perf events). A name outside the catalog ranks last, 4.
+ */
+int rv_catalog_interpretability(const char *name);
+
+enum { RV_INTERP_UNKNOWN = 4 };  /* the rank of a name outside the catalog */
+
+/*
+ * How general channel `name` is, the second key of the priority: 0 for a
+ * channel of the host as a whole (no ':' instance: cpu.busy_pct), 1 for
+ * one of an instance (a CPU, a device, a link, a NUMA node:
+ * cpu.busy_pct:cpu3, net.rx_bytes:eth0). Lower is more general. NULL is 1.
+ */
+int rv_catalog_generality(const char *name);
+
 /* The metric type called `type` (no instance), or NULL. */
 const struct rv_metric *rv_catalog_metric(const char *type);
+/* The metric type of channel `name`, its instance after ':' ignored
+ * ("cpu.busy_pct:cpu3" -> cpu.busy_pct), or NULL (also for NULL). */
+const struct rv_metric *rv_catalog_metric_of(const char *name);
 /* Every metric type, i < rv_catalog_metric_count(), grouped by subsystem. */
 size_t rv_catalog_metric_count(void);
 const struct rv_metric *rv_catalog_metric_at(size_t i);

@@ -1,5 +1,6 @@
 /*
- * catalog_test.c - subsystem and kind from channel names.
+ * catalog_test.c - subsystem and kind from channel names; the
+ * interpretability rank and generality of `reveal prune`'s priority.
  *
  * The main table is the 38 column names of the Server Machine Dataset (SMD)
  * as reveal names them; the expected kinds were decided by hand from what
@@ -263,6 +264,47 @@ static void test_smoothed(void **state)
 	assert_false(rv_catalog_smoothed(NULL));
 }
 
+/* Interpretability: every metric type ranked 1 to 3, each known subsystem
+ * with a quantity read directly; instances ignored; other names last. */
+static void test_interpretability(void **state)
+{
+	int direct[RV_SUB_COUNT] = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < rv_catalog_metric_count(); i++) {
+		const struct rv_metric *m = rv_catalog_metric_at(i);
+
+		if (m->interp < 1 || m->interp > 3)
+			fail_msg("%s: interpretability %d", m->name, m->interp);
+		assert_int_equal(rv_catalog_interpretability(m->name), m->interp);
+		direct[rv_catalog_subsystem(m->name)] += m->interp == 1;
+	}
+	for (int s = 0; s < RV_SUB_OTHER; s++)
+		if (!direct[s])
+			fail_msg("no rank-1 metric in %s", rv_subsystem_name((enum rv_subsystem)s));
+	assert_int_equal(rv_catalog_interpretability("cpu.busy_pct"), 1);
+	assert_int_equal(rv_catalog_interpretability("cpu.busy_pct:cpu3"), 1);
+	assert_int_equal(rv_catalog_interpretability("cpu.user_pct"), 2);
+	assert_int_equal(rv_catalog_interpretability("net.rx_bytes:eth0"), 1);
+	assert_int_equal(rv_catalog_interpretability("net.rx_packets:eth0"), 2);
+	assert_int_equal(rv_catalog_interpretability("mem.numa_hit"), 3);
+	assert_int_equal(rv_catalog_interpretability("cpu.softirq_rcu"), 3);
+	assert_int_equal(rv_catalog_interpretability("cpu.cpu_r"), RV_INTERP_UNKNOWN);
+	assert_int_equal(rv_catalog_interpretability(""), RV_INTERP_UNKNOWN);
+	assert_int_equal(rv_catalog_interpretability(NULL), RV_INTERP_UNKNOWN);
+	assert_string_equal(rv_catalog_metric_of("gpu.util_pct:0000:3b:00.0")->name, "gpu.util_pct");
+}
+
+static void test_generality(void **state)
+{
+	(void)state;
+	assert_int_equal(rv_catalog_generality("cpu.busy_pct"), 0);
+	assert_int_equal(rv_catalog_generality("cpu.cpu_r"), 0);
+	assert_int_equal(rv_catalog_generality("cpu.busy_pct:cpu0"), 1);
+	assert_int_equal(rv_catalog_generality("net.rx_bytes:eth0"), 1);
+	assert_int_equal(rv_catalog_generality(NULL), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +316,8 @@ int main(void)
 		cmocka_unit_test(test_smd_names),
 		cmocka_unit_test(test_other_names),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_interpretability),
+		cmocka_unit_test(test_generality),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

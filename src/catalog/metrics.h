@@ -1,7 +1,9 @@
 /*
  * metrics.h - the metric tables behind rv_catalog_metric (catalog.h): one
  * const array per subsystem, in metrics_<subsystem>.c, each ended by an
- * entry whose name is NULL. Data, not code: a new metric is one line.
+ * entry whose name is NULL. Data, not code: a new metric is one line:
+ * name, unit, kind, interpretability rank (1 read directly, 2 a
+ * breakdown, 3 an internal counter: rv_catalog_interpretability), help.
  */
 #ifndef RV_CATALOG_METRICS_H
 #define RV_CATALOG_METRICS_H

@@ -7,11 +7,11 @@
 #include <stddef.h>
 
 const struct rv_metric rv_metrics_derived[] = {
-	{ "cpu.ipc", "instr/cycle", RV_KIND_GAUGE, "instructions per cycle (instructions / cycles)" },
-	{ "cpu.cache_miss_pct", "%", RV_KIND_GAUGE, "cache misses per cache reference" },
-	{ "cpu.branch_miss_pct", "%", RV_KIND_GAUGE, "mispredicted branches per branch" },
-	{ "cpu.busy_mhz", "MHz", RV_KIND_GAUGE,
+	{ "cpu.ipc", "instr/cycle", RV_KIND_GAUGE, 2, "instructions per cycle (instructions / cycles)" },
+	{ "cpu.cache_miss_pct", "%", RV_KIND_GAUGE, 2, "cache misses per cache reference" },
+	{ "cpu.branch_miss_pct", "%", RV_KIND_GAUGE, 3, "mispredicted branches per branch" },
+	{ "cpu.busy_mhz", "MHz", RV_KIND_GAUGE, 2,
 	  "average clock while not halted: TSC rate x APERF / MPERF (turbostat's Bzy_MHz)" },
-	{ "net.tcp_retrans_pct", "%", RV_KIND_GAUGE, "TCP segments retransmitted per segment sent" },
-	{ NULL, NULL, RV_KIND_GAUGE, NULL },
+	{ "net.tcp_retrans_pct", "%", RV_KIND_GAUGE, 2, "TCP segments retransmitted per segment sent" },
+	{ NULL, NULL, RV_KIND_GAUGE, 0, NULL },
 };

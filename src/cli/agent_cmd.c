@@ -21,7 +21,8 @@
 static const char agent_help[] =
 	"usage: reveal agent [--config FILE] [--listen ADDR:PORT] [--store PATH]\n"
 	"                    [--events FILE] [--interval T] [--learn T] [--record FILE.rvl]\n"
-	"                    [--replay FILE.rvl [--speed N]] [--set KEY=VALUE] ...\n"
+	"                    [--replay FILE.rvl [--speed N]] [--metric-set FILE]\n"
+	"                    [--set KEY=VALUE] ...\n"
 	"       reveal agent --check-config FILE\n"
 	"       reveal agent --print-config [--config FILE] [flags]\n"
 	"\n"
@@ -47,6 +48,10 @@ static const char agent_help[] =
 	"                       within record.max_size and record.max_age)\n"
 	"  --replay FILE.rvl    run the pipeline over a recording instead of this host\n"
 	"  --speed N            replay speed: 1 real time, 0 as fast as possible (default)\n"
+	"  --metric-set FILE    watch only the channels of this metric set (`reveal prune`;\n"
+	"                       collect.metric_set): sources none of whose channels it\n"
+	"                       keeps are not read; channels of the set this host lacks\n"
+	"                       are logged at start; a bad file is exit status 2\n"
 	"  --set KEY=VALUE      any configuration key, e.g. --set detect.incident_min=3\n"
 	"  -q, --quiet          warnings and errors only, no progress line\n"
 	"  -h, --help           this text\n"
@@ -91,7 +96,7 @@ static const struct flag_key flag_keys[] = {
 	{ 'l', "--listen", "http.listen" },   { 's', "--store", "store.path" },
 	{ 'e', "--events", "events.path" },   { 'i', "--interval", "interval" },
 	{ 'L', "--learn", "learn" },          { 'R', "--record", "record.path" },
-	{ 'D', "--state-dir", "state_dir" },
+	{ 'D', "--state-dir", "state_dir" },  { 'M', "--metric-set", "collect.metric_set" },
 };
 
 /* perf keeps up to 17 descriptors per CPU open: take the hard limit. */
@@ -175,6 +180,7 @@ static int parse_args(int argc, char **argv, struct agent_args *g)
 		{ "learn", required_argument, NULL, 'L' },
 		{ "record", required_argument, NULL, 'R' },
 		{ "state-dir", required_argument, NULL, 'D' },
+		{ "metric-set", required_argument, NULL, 'M' },
 		{ "replay", required_argument, NULL, 'r' },
 		{ "speed", required_argument, NULL, 'S' },
 		{ "set", required_argument, NULL, 'k' },

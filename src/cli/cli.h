@@ -37,6 +37,8 @@ int rv_cmd_report(int argc, char **argv);
 int rv_cmd_workload(int argc, char **argv);
 int rv_cmd_demo(int argc, char **argv);
 int rv_cmd_fleet(int argc, char **argv);
+int rv_cmd_compare(int argc, char **argv);
+int rv_cmd_prune(int argc, char **argv);
 
 /* Shared option parsing: "3s", "500ms", "2m" or a plain count. */
 struct rv_span;

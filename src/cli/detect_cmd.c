@@ -20,16 +20,19 @@
 #include "cli/cli.h"
 #include "detect/ensemble.h"
 #include "explain/incident.h"
+#include "pipeline/chansel.h"
 #include "pipeline/model.h"
 #include "pipeline/runinfo.h"
 #include "pipeline/window_csv.h"
 #include "record/table_read.h"
+#include "select/metricset.h"
 
 enum { SIZE_OPT_MAX = 1000000000 };
 enum { CSV_WRITE_BUFFER = 1 << 20 };   /* bytes */
 
 struct detect_args {
 	const char *train, *test, *out, *model_in, *model_out, *incidents, *info_json;
+	const char *metric_set;
 	struct rv_detect_opts opts;
 	int quiet;
 };
@@ -68,6 +71,9 @@ static const char detect_help[] =
 	"  --model FILE          score with a saved model instead of fitting (no --train)\n"
 	"  --incidents FILE      write the incidents as JSON\n"
 	"  --info-json FILE      write timings and fit facts as JSON\n"
+	"  --metric-set FILE     use only the channels of this metric set (`reveal prune`)\n"
+	"                        of TRAIN and TEST; the set's channels TRAIN lacks are\n"
+	"                        named once; a set that keeps none of them is an error\n"
 	"\n"
 	"Configuration (default: reveal's measured best; see docs/EVALUATION.md):\n"
 	"  --preset NAME         'default', or 'paper' for the paper's exact pipeline\n"
@@ -125,6 +131,7 @@ enum opt_id {
 	OPT_WINDOW, OPT_STEP, OPT_ADF, OPT_EVENTS, OPT_DETECTORS, OPT_FUSION, OPT_VOTES,
 	OPT_QUANTILE, OPT_FUSE_QUANTILE, OPT_CONTAMINATION, OPT_VARIANCE, OPT_TREES, OPT_SAMPLES,
 	OPT_SEED, OPT_GAP, OPT_MIN_WINDOWS, OPT_ZSCORE_TOP, OPT_SD_FLOOR, OPT_FUSE_MEAN, OPT_THREADS, OPT_ATTRIBUTION, OPT_MAX_TRAIN,
+	OPT_METRIC_SET,
 };
 
 static const struct option detect_options[] = {
@@ -135,6 +142,7 @@ static const struct option detect_options[] = {
 	{ "model", required_argument, NULL, OPT_MODEL },
 	{ "incidents", required_argument, NULL, OPT_INCIDENTS },
 	{ "info-json", required_argument, NULL, OPT_INFO },
+	{ "metric-set", required_argument, NULL, OPT_METRIC_SET },
 	{ "preset", required_argument, NULL, OPT_PRESET },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "step", required_argument, NULL, OPT_STEP },
@@ -321,6 +329,7 @@ static int apply_file_option(int id, const char *v, struct detect_args *a)
 	case OPT_MODEL: a->model_in = v; return 0;
 	case OPT_INCIDENTS: a->incidents = v; return 0;
 	case OPT_INFO: a->info_json = v; return 0;
+	case OPT_METRIC_SET: a->metric_set = v; return 0;
 	case 'q': a->quiet = 1; return 0;
 	}
 	return 1;
@@ -450,6 +459,67 @@ static int read_inputs(const struct detect_args *a, struct rv_table **train,
 		rv_table_free(*train);
 		*test = *train = NULL;
 	}
+	return rc;
+}
+
+static int keep_in_set(void *set, const char *name)
+{
+	return rv_metricset_has(set, name);
+}
+
+/* Names, once, the channels of the set that t lacks. */
+static int name_missing(const char *path, const struct rv_metricset *set,
+			const struct rv_table *t)
+{
+	size_t n = rv_metricset_count(set), nmiss = 0;
+	const char **want = malloc(n * sizeof(*want));
+	char text[512];
+	int rc = -ENOMEM;
+
+	for (size_t i = 0; want && i < n; i++)
+		want[i] = rv_metricset_name(set, i);
+	if (want)
+		rc = rv_chansel_missing(want, n, (const char *const *)t->names, t->ncols, text,
+					sizeof(text), &nmiss);
+	free(want);
+	if (rc)
+		rv_cli_error("detect", "--metric-set %s: %s", path, strerror(-rc));
+	else if (nmiss)
+		rv_warn("metric set %s: %zu of its %zu channels are not in %s: %s", path, nmiss, n,
+			t->path, text);
+	return rc;
+}
+
+/* --metric-set: only the set's channels of the inputs (TRAIN, or TEST when
+ * a model is loaded, is the one whose missing channels are named). */
+static int apply_metric_set(const char *path, struct rv_table *train, struct rv_table *test)
+{
+	struct rv_metricset *set = NULL;
+	struct rv_err err = { 0 };
+	int rc = rv_metricset_load(path, &set, &err);
+
+	if (rc) {
+		rv_cli_error("detect", "%s", rv_err_text(&err, rc));
+		return rc == -ENOMEM ? rc : -EINVAL;
+	}
+	rc = name_missing(path, set, train ? train : test);
+	for (int k = 0; !rc && k < 2; k++) {
+		struct rv_table *t = k ? test : train;
+		size_t before = t ? t->ncols : 0;
+
+		if (!t)
+			continue;
+		rv_chansel_table(t, keep_in_set, set);
+		if (t->ncols == 0) {
+			rv_cli_error("detect", "--metric-set %s: none of its %zu channels is in %s",
+				     path, rv_metricset_count(set), t->path);
+			rc = -EINVAL;
+		} else {
+			rv_info("%s: %zu of its %zu channels in the metric set %s", t->path,
+				t->ncols, before, path);
+		}
+	}
+	rv_metricset_free(set);
 	return rc;
 }
 
@@ -630,6 +700,8 @@ int rv_cmd_detect(int argc, char **argv)
 	rv_ens_blas_quiesce();
 	memset(&st, 0, sizeof(st));
 	rc = read_inputs(&a, &train, &test, &st);
+	if (!rc && a.metric_set)
+		rc = apply_metric_set(a.metric_set, train, test);
 	if (!rc)
 		rc = obtain_model(&a, train, &m, &st);
 	rv_table_free(train);

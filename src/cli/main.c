@@ -25,6 +25,8 @@ static const struct command commands[] = {
 	{ "metrics", rv_cmd_metrics, "list (and sample) the channels collected on this host" },
 	{ "fleet", rv_cmd_fleet, "compare the nodes of a fleet: stragglers and configuration drift" },
 	{ "report", rv_cmd_report, "write incident reports (text, markdown, JSON, HTML) with likely causes" },
+	{ "compare", rv_cmd_compare, "compare two detection runs: IoU of anomalous windows, incident hit rates" },
+	{ "prune", rv_cmd_prune, "choose the channels worth watching: correlation pruning into a metric set" },
 	{ "record", rv_cmd_record, "record the collected telemetry to a .rvl file" },
 	{ "export", rv_cmd_export, "write a .rvl recording as CSV" },
 	{ "synth", rv_cmd_synth, "write a synthetic telemetry data set with planted anomalies" },

@@ -1,7 +1,8 @@
 /*
  * collector.c - see collector.h. Each channel's last valid raw value is
  * kept with its time (derive/derive.h, rv_derive_step); a rate needs it and
- * a raw value that did not go down.
+ * a raw value that did not go down. The filter (cfg->keep) is applied once
+ * per open: sources open as without it, then the channels are chosen.
  */
 #include "collect/collector.h"
 
@@ -15,10 +16,14 @@
 
 enum { REASON_MAX = 256 };
 
+/* What the filter says of a channel read by a source. */
+enum { NEED_NONE, NEED_KEEP, NEED_READ /* only as a kept ratio's input */ };
+
 struct opened {
 	const struct rv_source *src;
 	void *state;
-	size_t first, n;                /* its channels in the frame */
+	size_t first, n;                /* its slots in full[] */
+	size_t nread;                   /* of them in the raw list */
 	uint64_t last_ns, total_ns;     /* time in sample() */
 };
 
@@ -27,18 +32,32 @@ struct unavail {
 	char reason[REASON_MAX];
 };
 
+/*
+ * Buffers of a sweep: sources write every channel they opened into
+ * full[]; the raw list gathers those read (rsel); derive turns them into
+ * values dv[0, nraw), the ratios follow at dv[nraw...]; the frame gathers
+ * the kept ones (fsel). Without a filter every gather is the identity.
+ */
 struct rv_collector {
 	struct rv_collect_cfg cfg;      /* as opened; its strings are borrowed */
 	struct opened *src;
 	size_t nsrc;
 	struct unavail *un;
 	size_t nun;
-	struct rv_chanlist chans;
-	size_t nraw;                    /* source channels; ratio channels follow */
-	struct rv_ratio_plan *ratios;
-	double *raw;                    /* raw values of this sweep */
+	struct rv_chanlist raw;         /* channels read */
+	struct rv_chanlist chans;       /* the frame: kept raw channels, kept ratios */
+	struct rv_ratio_plan *ratios;   /* over the raw list */
+	size_t nfull;
+	double *full;
+	uint8_t *full_ok;
+	size_t *rsel;                   /* raw.n: raw channel k is full[rsel[k]] */
+	double *rawv;                   /* raw values of this sweep (counters as totals) */
 	uint8_t *raw_ok;
-	struct rv_derive_prev *prev;    /* each channel's last valid raw value */
+	struct rv_derive_prev *prev;    /* each raw channel's last valid raw value */
+	double *dv;                     /* raw.n + ratios: values of this sweep */
+	uint8_t *dok;
+	size_t *fsel;                   /* chans.n: frame channel i is dv[fsel[i]] */
+	size_t nleft;                   /* channels the filter left out of the frame */
 };
 
 static size_t registry_len(void)
@@ -50,25 +69,24 @@ static size_t registry_len(void)
 	return n;
 }
 
-/* Ratio channels (derive/ratio.h) over the source channels, appended. */
-static int add_ratios(struct rv_collector *c, struct rv_err *err)
+static int keeps(const struct rv_collect_cfg *cfg, const char *name)
 {
-	const char **names = malloc((c->nraw ? c->nraw : 1) * sizeof(*names));
+	return !cfg->keep || cfg->keep(cfg->keep_ctx, name) != 0;
+}
+
+/* The ratio plan over a channel list's names. */
+static int plan_ratios(const struct rv_chanlist *l, struct rv_ratio_plan **out)
+{
+	const char **names = malloc((l->n ? l->n : 1) * sizeof(*names));
 	int rc;
 
+	*out = NULL;
 	if (!names)
 		return -ENOMEM;
-	for (size_t i = 0; i < c->nraw; i++)
-		names[i] = c->chans.v[i].name;
-	rc = rv_ratio_plan_new(names, c->nraw, &c->ratios);
+	for (size_t i = 0; i < l->n; i++)
+		names[i] = l->v[i].name;
+	rc = rv_ratio_plan_new(names, l->n, out);
 	free(names);
-	c->chans.source = "derive";
-	for (size_t j = 0; !rc && j < rv_ratio_count(c->ratios); j++) {
-		const char *name = rv_ratio_name(c->ratios, j), *colon = strchr(name, ':');
-
-		rc = rv_chanlist_add(&c->chans, rv_ratio_metric(c->ratios, j)->name,
-				     colon ? colon + 1 : NULL, 1.0, err);
-	}
 	return rc;
 }
 
@@ -114,17 +132,207 @@ size_t rv_collector_known_sources(const char *const **names)
 	return n;
 }
 
+static void unavailable(struct rv_collector *c, const char *source, const char *reason)
+{
+	c->un[c->nun].source = source;
+	snprintf(c->un[c->nun].reason, REASON_MAX, "%s", reason);
+	c->nun++;
+}
+
+/* Opens every source not excluded, its channels appended to all; the
+ * opened ones go to c->src with their slots in all. 0 or -ENOMEM. */
+static int open_sources(struct rv_collector *c, struct rv_chanlist *all)
+{
+	for (size_t i = 0; rv_sources[i]; i++) {
+		const struct rv_source *s = rv_sources[i];
+		struct rv_err serr = { 0 };
+		size_t first = all->n;
+		void *state = NULL;
+		int rc;
+
+		all->source = s->name;
+		if (excluded(&c->cfg, s->name)) {
+			unavailable(c, s->name, "excluded by configuration");
+			continue;
+		}
+		rc = s->open(&c->cfg, &state, all, &serr);
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc) {
+			all->n = first;         /* drop what a failed open added */
+			unavailable(c, s->name, rv_err_text(&serr, rc));
+			continue;
+		}
+		c->src[c->nsrc++] = (struct opened){ .src = s, .state = state, .first = first,
+						    .n = all->n - first };
+	}
+	return 0;
+}
+
+/* need[i] for every channel of all: kept by the filter, or read as the
+ * input of a kept ratio; c->nleft, the channels (ratios too) not kept.
+ * 0 or -ENOMEM. */
+static int mark_needed(struct rv_collector *c, const struct rv_chanlist *all, uint8_t *need)
+{
+	struct rv_ratio_plan *p = NULL;
+	int rc;
+
+	for (size_t i = 0; i < all->n; i++) {
+		need[i] = keeps(&c->cfg, all->v[i].name) ? NEED_KEEP : NEED_NONE;
+		c->nleft += need[i] == NEED_NONE;
+	}
+	if (!c->cfg.keep)
+		return 0;
+	if ((rc = plan_ratios(all, &p)) != 0)
+		return rc;
+	for (size_t j = 0; j < rv_ratio_count(p); j++) {
+		size_t idx[3], k;
+
+		if (!keeps(&c->cfg, rv_ratio_name(p, j))) {
+			c->nleft++;
+			continue;
+		}
+		k = rv_ratio_inputs(p, j, idx);
+		while (k-- > 0)
+			if (need[idx[k]] == NEED_NONE)
+				need[idx[k]] = NEED_READ;
+	}
+	rv_ratio_plan_free(p);
+	return 0;
+}
+
+/* Closes the sources with no channel needed (a filter only) and counts
+ * what each of the others reads. */
+static void drop_unneeded(struct rv_collector *c, const uint8_t *need)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < c->nsrc; i++) {
+		struct opened o = c->src[i];
+
+		o.nread = 0;
+		for (size_t k = o.first; k < o.first + o.n; k++)
+			o.nread += need[k] != NEED_NONE;
+		if (c->cfg.keep && o.nread == 0) {
+			o.src->close(o.state);
+			unavailable(c, o.src->name, RV_COLLECT_NOT_IN_SET);
+			continue;
+		}
+		c->src[kept++] = o;
+	}
+	c->nsrc = kept;
+}
+
+/* The raw list (channels needed, in order) and the frame's raw part. */
+static int build_raw(struct rv_collector *c, const struct rv_chanlist *all, const uint8_t *need)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < all->n; i++)
+		n += need[i] != NEED_NONE;
+	c->raw.v = malloc((n ? n : 1) * sizeof(*c->raw.v));
+	c->rsel = malloc((n ? n : 1) * sizeof(*c->rsel));
+	c->chans.v = malloc((n ? n : 1) * sizeof(*c->chans.v));
+	c->fsel = malloc((n ? n : 1) * sizeof(*c->fsel));
+	if (!c->raw.v || !c->rsel || !c->chans.v || !c->fsel)
+		return -ENOMEM;
+	c->raw.cap = c->chans.cap = n ? n : 1;
+	for (size_t i = 0; i < all->n; i++) {
+		if (need[i] == NEED_NONE)
+			continue;
+		if (need[i] == NEED_KEEP) {
+			c->fsel[c->chans.n] = c->raw.n;
+			c->chans.v[c->chans.n++] = all->v[i];
+		}
+		c->rsel[c->raw.n] = i;
+		c->raw.v[c->raw.n++] = all->v[i];
+	}
+	c->nfull = all->n;
+	return 0;
+}
+
+/* Ratio channels over the raw list; the kept ones are appended to the
+ * frame. */
+static int add_ratios(struct rv_collector *c, struct rv_err *err)
+{
+	size_t nr, cap;
+	size_t *fsel;
+	int rc = plan_ratios(&c->raw, &c->ratios);
+
+	if (rc)
+		return rc;
+	nr = rv_ratio_count(c->ratios);
+	cap = c->chans.n + nr;
+	fsel = realloc(c->fsel, (cap ? cap : 1) * sizeof(*fsel));
+	if (!fsel)
+		return -ENOMEM;
+	c->fsel = fsel;
+	c->chans.source = "derive";
+	for (size_t j = 0; !rc && j < nr; j++) {
+		const char *name = rv_ratio_name(c->ratios, j), *colon = strchr(name, ':');
+
+		if (!keeps(&c->cfg, name))
+			continue;
+		c->fsel[c->chans.n] = c->raw.n + j;
+		rc = rv_chanlist_add(&c->chans, rv_ratio_metric(c->ratios, j)->name,
+				     colon ? colon + 1 : NULL, 1.0, err);
+	}
+	return rc;
+}
+
+static int alloc_sweep(struct rv_collector *c)
+{
+	size_t nf = c->nfull ? c->nfull : 1, nr = c->raw.n ? c->raw.n : 1;
+	size_t nd = c->raw.n + rv_ratio_count(c->ratios) + 1;
+
+	c->full = calloc(nf, sizeof(*c->full));
+	c->full_ok = calloc(nf, 1);
+	c->rawv = calloc(nr, sizeof(*c->rawv));
+	c->raw_ok = calloc(nr, 1);
+	c->prev = calloc(nr, sizeof(*c->prev));
+	c->dv = calloc(nd, sizeof(*c->dv));
+	c->dok = calloc(nd, 1);
+	return c->full && c->full_ok && c->rawv && c->raw_ok && c->prev && c->dv && c->dok
+		       ? 0
+		       : -ENOMEM;
+}
+
+/* Everything after the sources opened: the filter, the lists, the buffers. */
+static int choose_channels(struct rv_collector *c, const struct rv_chanlist *all,
+			   struct rv_err *err)
+{
+	uint8_t *need = malloc(all->n ? all->n : 1);
+	int rc;
+
+	if (!need)
+		return -ENOMEM;
+	rc = mark_needed(c, all, need);
+	if (!rc) {
+		drop_unneeded(c, need);
+		rc = build_raw(c, all, need);
+	}
+	free(need);
+	if (!rc)
+		rc = add_ratios(c, err);
+	return rc ? rc : alloc_sweep(c);
+}
+
 int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **out,
 		      struct rv_err *err)
 {
-	struct rv_collect_cfg local = { cfg && cfg->root ? cfg->root : "",
-					cfg ? cfg->nvml_lib : NULL, cfg ? cfg->exclude : NULL,
-					cfg && cfg->exclude ? cfg->nexclude : 0 };
+	struct rv_collect_cfg local = { .root = "" };
+	struct rv_chanlist all = { 0 };
 	struct rv_collector *c;
 	size_t nreg = registry_len();
 	int rc;
 
 	*out = NULL;
+	if (cfg)
+		local = *cfg;
+	if (!local.root)
+		local.root = "";
+	if (!local.exclude)
+		local.nexclude = 0;
 	if ((rc = check_exclude(&local, err)) != 0)
 		return rc;
 	c = calloc(1, sizeof(*c));
@@ -133,49 +341,16 @@ int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **ou
 	c->cfg = local;
 	c->src = calloc(nreg ? nreg : 1, sizeof(*c->src));
 	c->un = calloc(nreg ? nreg : 1, sizeof(*c->un));
-	if (!c->src || !c->un)
-		goto oom;
-	for (size_t i = 0; i < nreg; i++) {
-		const struct rv_source *s = rv_sources[i];
-		struct rv_err serr = { 0 };
-		size_t first = c->chans.n;
-		void *state = NULL;
-
-		c->chans.source = s->name;
-		if (excluded(&local, s->name)) {
-			c->un[c->nun].source = s->name;
-			snprintf(c->un[c->nun].reason, REASON_MAX, "excluded by configuration");
-			c->nun++;
-			continue;
-		}
-		rc = s->open(&local, &state, &c->chans, &serr);
-		if (rc == -ENOMEM)
-			goto oom;
-		if (rc) {
-			c->chans.n = first;     /* drop what a failed open added */
-			c->un[c->nun].source = s->name;
-			snprintf(c->un[c->nun].reason, REASON_MAX, "%s", rv_err_text(&serr, rc));
-			c->nun++;
-			continue;
-		}
-		c->src[c->nsrc++] = (struct opened){ .src = s, .state = state, .first = first,
-						    .n = c->chans.n - first };
+	rc = c->src && c->un ? open_sources(c, &all) : -ENOMEM;
+	if (!rc)
+		rc = choose_channels(c, &all, err);
+	rv_chanlist_fini(&all);
+	if (rc) {
+		rv_collector_close(c);
+		return rv_err_set(err, -ENOMEM, "collector: out of memory");
 	}
-	c->nraw = c->chans.n;
-	if (add_ratios(c, err))
-		goto oom;
-	size_t n = c->chans.n ? c->chans.n : 1;
-
-	c->raw = calloc(n, sizeof(*c->raw));
-	c->prev = calloc(n, sizeof(*c->prev));
-	c->raw_ok = calloc(n, 1);
-	if (!c->raw || !c->prev || !c->raw_ok)
-		goto oom;
 	*out = c;
 	return 0;
-oom:
-	rv_collector_close(c);
-	return rv_err_set(err, -ENOMEM, "collector: out of memory");
 }
 
 void rv_collector_close(struct rv_collector *c)
@@ -186,21 +361,27 @@ void rv_collector_close(struct rv_collector *c)
 		c->src[i].src->close(c->src[i].state);
 	free(c->src);
 	free(c->un);
+	rv_chanlist_fini(&c->raw);
 	rv_chanlist_fini(&c->chans);
 	rv_ratio_plan_free(c->ratios);
-	free(c->raw);
-	free(c->prev);
+	free(c->full);
+	free(c->full_ok);
+	free(c->rsel);
+	free(c->rawv);
 	free(c->raw_ok);
+	free(c->prev);
+	free(c->dv);
+	free(c->dok);
+	free(c->fsel);
 	free(c);
 }
 
-/* The same channels, by name and in order. */
-static int same_channels(const struct rv_collector *a, const struct rv_collector *b)
+static int same_names(const struct rv_chanlist *a, const struct rv_chanlist *b)
 {
-	if (a->chans.n != b->chans.n || a->nraw != b->nraw)
+	if (a->n != b->n)
 		return 0;
-	for (size_t i = 0; i < a->chans.n; i++)
-		if (strcmp(a->chans.v[i].name, b->chans.v[i].name) != 0)
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i].name, b->v[i].name) != 0)
 			return 0;
 	return 1;
 }
@@ -212,7 +393,7 @@ int rv_collector_rediscover(struct rv_collector *c, struct rv_err *err)
 
 	if (rc)
 		return rc;
-	if (same_channels(c, fresh)) {
+	if (same_names(&c->chans, &fresh->chans) && same_names(&c->raw, &fresh->raw)) {
 		rv_collector_close(fresh);
 		return 0;
 	}
@@ -231,6 +412,11 @@ size_t rv_collector_nchan(const struct rv_collector *c)
 const struct rv_chan *rv_collector_chan(const struct rv_collector *c, size_t i)
 {
 	return i < c->chans.n ? &c->chans.v[i] : NULL;
+}
+
+size_t rv_collector_nleft(const struct rv_collector *c)
+{
+	return c->nleft;
 }
 
 size_t rv_collector_nunavail(const struct rv_collector *c)
@@ -259,47 +445,56 @@ void rv_collector_source_stats(const struct rv_collector *c, size_t i, const cha
 	const struct opened *o = &c->src[i];
 
 	*name = o->src->name;
-	*nchan = o->n;
+	*nchan = o->nread;
 	*last_ns = o->last_ns;
 	*total_ns = o->total_ns;
 }
 
 size_t rv_collector_nraw(const struct rv_collector *c)
 {
-	return c->nraw;
+	return c->raw.n;
+}
+
+const struct rv_chan *rv_collector_raw_chan(const struct rv_collector *c, size_t i)
+{
+	return i < c->raw.n ? &c->raw.v[i] : NULL;
 }
 
 void rv_collector_raw(const struct rv_collector *c, const double **raw, const uint8_t **valid)
 {
-	*raw = c->raw;
+	*raw = c->rawv;
 	*valid = c->raw_ok;
 }
 
 size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, uint8_t *valid)
 {
-	size_t n = c->nraw, good = 0;
+	size_t n = c->raw.n, good = 0;
 	rv_ns t = rv_clock_ns(), t1;
 
-	memset(c->raw_ok, 0, n);
+	memset(c->full_ok, 0, c->nfull);
 	for (size_t i = 0; i < c->nsrc; i++) {
 		struct opened *o = &c->src[i];
 
-		o->src->sample(o->state, c->raw + o->first, c->raw_ok + o->first);
+		o->src->sample(o->state, c->full + o->first, c->full_ok + o->first);
 		t1 = rv_clock_ns();
 		o->last_ns = t1 - t;
 		o->total_ns += t1 - t;
 		t = t1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct rv_chan *ch = &c->chans.v[i];
+	for (size_t k = 0; k < n; k++) {
+		const struct rv_chan *ch = &c->raw.v[k];
 
-		valid[i] = (uint8_t)rv_derive_step(ch->metric->kind, ch->scale, c->raw[i],
-						   c->raw_ok[i], (int64_t)now, &c->prev[i],
-						   &values[i]);
+		c->rawv[k] = c->full[c->rsel[k]];
+		c->raw_ok[k] = c->full_ok[c->rsel[k]];
+		c->dok[k] = (uint8_t)rv_derive_step(ch->metric->kind, ch->scale, c->rawv[k],
+						    c->raw_ok[k], (int64_t)now, &c->prev[k],
+						    &c->dv[k]);
+	}
+	rv_ratio_apply(c->ratios, c->dv, c->dok, c->dv + n, c->dok + n);
+	for (size_t i = 0; i < c->chans.n; i++) {
+		values[i] = c->dv[c->fsel[i]];
+		valid[i] = c->dok[c->fsel[i]];
 		good += valid[i];
 	}
-	rv_ratio_apply(c->ratios, values, valid, values + n, valid + n);
-	for (size_t j = n; j < c->chans.n; j++)
-		good += valid[j];
 	return good;
 }

@@ -9,6 +9,17 @@
  * that went backwards was reset (or wrapped): no rate this time, never a
  * negative one; a value missing now or in the previous sweep is a gap.
  * The sweep allocates nothing.
+ *
+ * A channel filter (cfg->keep, a metric set) narrows the frame to the
+ * channels it keeps, in the order they have without it. A source none of
+ * whose channels is kept is closed at open and never sampled: it is listed
+ * among the unavailable ones with the reason "no channel in the metric
+ * set". A source partly kept still reads its files once per sweep, and
+ * only its kept channels reach the frame. A kept ratio channel (cpu.ipc:
+ * cpu3) needs its inputs (cpu.instructions:cpu3, cpu.cycles:cpu3): they
+ * are read even when the filter drops them, and are part of the raw list
+ * (rv_collector_nraw) so that a recording can compute the ratio again, but
+ * not of the frame.
  */
 #ifndef RV_COLLECT_COLLECTOR_H
 #define RV_COLLECT_COLLECTOR_H
@@ -22,10 +33,15 @@
 
 struct rv_collector;
 
+/* The reason given for a source the filter leaves nothing to read of. */
+#define RV_COLLECT_NOT_IN_SET "no channel in the metric set"
+
 /* Unavailable sources are recorded, not errors: only -ENOMEM fails, and
  * -EINVAL for a name in cfg->exclude that is no source (the message lists
  * the sources). Excluded sources are listed as unavailable, "excluded by
- * configuration". cfg is copied; its strings must outlive the collector. */
+ * configuration". cfg is copied; its strings and keep_ctx must outlive the
+ * collector. A filter that keeps nothing here gives a collector with no
+ * channel (the caller decides whether that is an error). */
 int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **out,
 		      struct rv_err *err);
 
@@ -33,7 +49,7 @@ int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **ou
  * Opens every source again, to pick up devices that appeared (a NIC, a
  * disk, a GPU) or drop ones that are gone. 0: the same channels, nothing
  * changed (the open state is kept, rates go on); 1: the channel list
- * changed, c now holds the new one (indices and counts move, and counters
+ * (frame or raw) changed, c now holds the new one (indices and counts move, and counters
  * start again: no rate at the next sweep); -ENOMEM. Costs a full open:
  * call it every minute or so, not every sweep.
  */
@@ -42,6 +58,11 @@ void rv_collector_close(struct rv_collector *c);
 
 size_t rv_collector_nchan(const struct rv_collector *c);
 const struct rv_chan *rv_collector_chan(const struct rv_collector *c, size_t i);
+
+/* Channels of the sources that opened (and their ratios) that the filter
+ * left out of the frame, the inputs it reads for a kept ratio included;
+ * 0 without a filter. */
+size_t rv_collector_nleft(const struct rv_collector *c);
 
 /* Sources that did not open, with the reason they gave. */
 size_t rv_collector_nunavail(const struct rv_collector *c);
@@ -55,7 +76,8 @@ const char *rv_collector_unavail_reason(const struct rv_collector *c, size_t i);
  */
 size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, uint8_t *valid);
 
-/* Sources that opened, in sweep order: name, channel count, and the time
+/* Sources that are sampled, in sweep order: name, channels read from it
+ * (with a filter: those kept and the inputs of kept ratios), and the time
  * the last sweep spent in it and in all sweeps so far (CLOCK_MONOTONIC, ns). */
 size_t rv_collector_nsources(const struct rv_collector *c);
 void rv_collector_source_stats(const struct rv_collector *c, size_t i, const char **name,
@@ -64,9 +86,13 @@ void rv_collector_source_stats(const struct rv_collector *c, size_t i, const cha
 /* The names of every source in the registry, for messages and --help. */
 size_t rv_collector_known_sources(const char *const **names);
 
-/* Channels read by sources: the first nraw of the list. The rest are
- * ratios computed from them (derive/ratio.h, source "derive"). */
+/* Channels read by sources (the raw list), in sweep order, and channel i
+ * of it (NULL past the end). Without a filter they are the frame's first
+ * nraw channels, and the rest of the frame are ratios computed from them
+ * (derive/ratio.h, source "derive"); with one, the raw list holds the kept
+ * source channels and the inputs of kept ratios (see above). */
 size_t rv_collector_nraw(const struct rv_collector *c);
+const struct rv_chan *rv_collector_raw_chan(const struct rv_collector *c, size_t i);
 
 /* The raw values of the last sweep (counters as totals) and their
  * validity, nraw each, owned by c: what a recording stores (readers

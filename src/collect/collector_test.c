@@ -4,8 +4,11 @@
  * values, counters turned into rates over the given interval, a counter
  * reset (no rate, never negative), a CPU going offline (a gap in its own
  * channels only), malformed and truncated lines, a file that empties, and
- * sources that cannot open reported with their reason. pfile and the
- * channel list are exercised on the way.
+ * sources that cannot open reported with their reason; the channel filter
+ * (a metric set): exactly the kept channels, a ratio's inputs read but not
+ * in the frame, sources with nothing kept closed and not sampled, the
+ * filter applied again at rediscovery. pfile and the channel list are
+ * exercised on the way.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +18,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -501,6 +505,251 @@ static void test_sweep_allocates_nothing(void **state)
 #endif
 }
 
+/* ------------------------------------------------------ channel filter */
+
+/* A keep callback over a NULL-terminated list of names (a metric set). */
+static int keep_listed(void *ctx, const char *channel)
+{
+	for (const char *const *n = ctx; *n; n++)
+		if (strcmp(*n, channel) == 0)
+			return 1;
+	return 0;
+}
+
+/* A tree with /proc/stat, /proc/loadavg and /proc/net/snmp (TCP only). */
+struct ftree {
+	struct tree t;
+	char root[256], path[3][300];
+};
+
+static const char SNMP_A[] = "Tcp: ActiveOpens OutSegs RetransSegs\nTcp: 10 1000 5\n";
+static const char SNMP_B[] = "Tcp: ActiveOpens OutSegs RetransSegs\nTcp: 12 3000 25\n";
+
+static void make_ftree(struct ftree *f)
+{
+	char dir[300];
+
+	make_tree(&f->t, STAT_A);
+	snprintf(f->root, sizeof(f->root), "%s", f->t.root);
+	snprintf(f->path[0], sizeof(f->path[0]), "%s", f->t.stat);
+	snprintf(f->path[1], sizeof(f->path[1]), "%s/proc/loadavg", f->root);
+	put(f->path[1], "0.50 0.40 0.30 2/345 6789\n");
+	snprintf(dir, sizeof(dir), "%s/proc/net", f->root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(f->path[2], sizeof(f->path[2]), "%s/proc/net/snmp", f->root);
+	put(f->path[2], SNMP_A);
+}
+
+static void drop_ftree(struct ftree *f)
+{
+	char dir[300];
+
+	unlink(f->path[1]);
+	unlink(f->path[2]);
+	snprintf(dir, sizeof(dir), "%s/proc/net", f->root);
+	rmdir(dir);
+	drop_tree(&f->t);
+}
+
+/* 1 when this process holds a descriptor open on path. */
+static int fd_open_on(const char *path)
+{
+	char link[64], target[512];
+	int found = 0;
+
+	for (int fd = 0; fd < 1024 && !found; fd++) {
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		found = strcmp(target, path) == 0;
+	}
+	return found;
+}
+
+static const char *unavail_reason(const struct rv_collector *c, const char *source)
+{
+	for (size_t i = 0; i < rv_collector_nunavail(c); i++)
+		if (strcmp(rv_collector_unavail_source(c, i), source) == 0)
+			return rv_collector_unavail_reason(c, i);
+	return NULL;
+}
+
+static size_t sampled_sources(const struct rv_collector *c, const char *name)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rv_collector_nsources(c); i++) {
+		const char *s;
+		size_t nch;
+		uint64_t last, total;
+
+		rv_collector_source_stats(c, i, &s, &nch, &last, &total);
+		n += strcmp(s, name) == 0;
+	}
+	return n;
+}
+
+/*
+ * The filter keeps exactly the listed channels, in their unfiltered order;
+ * a name the host lacks is no error; the kept ratio's inputs are read (raw
+ * list) but not in the frame; every kept value equals the unfiltered
+ * collector's for the same channel, rates and the ratio included.
+ */
+static void test_filter_keeps_exactly(void **state)
+{
+	static const char *const set[] = { "net.tcp_retrans_pct", "cpu.context_switches",
+					    "cpu.no_such_channel", "cpu.user_pct:cpu0", NULL };
+	static const char *const want[] = { "cpu.user_pct:cpu0", "cpu.context_switches",
+					     "net.tcp_retrans_pct" };
+	struct ftree t;
+	struct rv_collector *c = NULL, *all = NULL;
+	struct rv_err err = { 0 };
+	double v[8], va[256];
+	uint8_t ok[8], oka[256];
+	rv_ns t0 = 5 * (rv_ns)NS_PER_S;
+
+	(void)state;
+	make_ftree(&t);
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ .root = t.root, .keep = keep_listed, .keep_ctx = (void *)set }, &c, &err), 0);
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ .root = t.root }, &all, &err), 0);
+	assert_int_equal(rv_collector_nchan(c), 3);
+	assert_int_equal(rv_collector_nleft(all), 0);
+	assert_int_equal(rv_collector_nleft(c), rv_collector_nchan(all) - 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_string_equal(rv_collector_chan(c, i)->name, want[i]);
+	assert_true(chan_index(all, want[0]) < chan_index(all, want[1]) &&
+		    chan_index(all, want[1]) < chan_index(all, want[2]));
+	assert_string_equal(rv_collector_chan(c, 2)->source, "derive");
+	/* raw: the two kept source channels, then the ratio's inputs */
+	assert_int_equal(rv_collector_nraw(c), 4);
+	assert_string_equal(rv_collector_raw_chan(c, 0)->name, "cpu.user_pct:cpu0");
+	assert_string_equal(rv_collector_raw_chan(c, 1)->name, "cpu.context_switches");
+	assert_true(has_chan(all, rv_collector_raw_chan(c, 2)->name));
+	assert_false(has_chan(c, "net.tcp_out_segs") || has_chan(c, "net.tcp_retrans_segs"));
+	assert_null(rv_collector_raw_chan(c, 4));
+	assert_null(unavail_reason(all, "proc.loadavg"));
+	assert_string_equal(unavail_reason(c, "proc.loadavg"), "no channel in the metric set");
+	assert_int_equal(sampled_sources(c, "proc.loadavg"), 0);
+	assert_int_equal(rv_collector_nsources(c), 2);
+	assert_true(rv_collector_nchan(all) <= 256);
+
+	for (int k = 0; k < 2; k++) {
+		if (k) {
+			put(t.path[0], "cpu  200 0 100 1100 0 0 0 0 0 0\n"
+				       "cpu0 110 0 110 500 0 0 0 0 0 0\n"
+				       "cpu1 90 0 50 600 0 0 0 0 0 0\n"
+				       "ctxt 3000\nprocesses 10\nprocs_running 5\nprocs_blocked 0\n");
+			put(t.path[2], SNMP_B);
+		}
+		assert_int_equal(rv_collector_sample(c, t0 + k * (rv_ns)NS_PER_S, v, ok),
+				 k ? 3 : 0);
+		rv_collector_sample(all, t0 + k * (rv_ns)NS_PER_S, va, oka);
+		for (size_t i = 0; i < 3; i++) {
+			size_t j = chan_index(all, want[i]);
+
+			assert_int_equal(ok[i], oka[j]);
+			assert_true(!ok[i] || v[i] == va[j]);
+		}
+	}
+	assert_true(fabs(v[1] - 2000.0) < 1e-9);        /* ctxt 1000 -> 3000 in 1 s */
+	assert_true(fabs(v[2] - 1.0) < 1e-9);           /* 20 of 2000 segments: 1 % */
+	rv_collector_close(c);
+	rv_collector_close(all);
+	drop_ftree(&t);
+}
+
+/*
+ * A source none of whose channels is kept is closed at open: no
+ * descriptor stays on its file (it is open without the filter), it is not
+ * among the sampled sources, it is unavailable with the reason; a filter
+ * that keeps nothing leaves an empty frame. Sampling with a filter
+ * allocates nothing.
+ */
+static void test_filter_closes_unkept_sources(void **state)
+{
+	static const char *const set[] = { "cpu.load1", "cpu.load5", NULL };
+	static const char *const none[] = { NULL };
+	struct ftree t;
+	struct rv_collector *c = NULL;
+	struct rv_err err = { 0 };
+	char stat_path[PATH_MAX], load_path[PATH_MAX];
+	double v[8];
+	uint8_t ok[8];
+
+	(void)state;
+	make_ftree(&t);
+	assert_non_null(realpath(t.path[0], stat_path));
+	assert_non_null(realpath(t.path[1], load_path));
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ .root = t.root }, &c, &err), 0);
+	assert_true(fd_open_on(stat_path));             /* the check can fail */
+	rv_collector_close(c);
+
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ .root = t.root, .keep = keep_listed, .keep_ctx = (void *)set }, &c, &err), 0);
+	assert_false(fd_open_on(stat_path));
+	assert_true(fd_open_on(load_path));
+	assert_int_equal(rv_collector_nsources(c), 1);
+	assert_int_equal(sampled_sources(c, "proc.loadavg"), 1);
+	assert_string_equal(unavail_reason(c, "proc.stat"), "no channel in the metric set");
+	assert_string_equal(unavail_reason(c, "proc.net_snmp"), "no channel in the metric set");
+	assert_int_equal(rv_collector_nchan(c), 2);
+	assert_int_equal(rv_collector_nraw(c), 2);
+#ifdef RV_COUNT_ALLOCS
+	allocs = 0;
+	counting = 1;
+#endif
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(rv_collector_sample(c, (rv_ns)(k + 1) * NS_PER_S, v, ok), 2);
+#ifdef RV_COUNT_ALLOCS
+	counting = 0;
+	assert_int_equal(allocs, 0);
+#endif
+	assert_true(v[0] == 0.5 && v[1] == 0.4);
+	rv_collector_close(c);
+
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ .root = t.root, .keep = keep_listed, .keep_ctx = (void *)none }, &c, &err), 0);
+	assert_int_equal(rv_collector_nchan(c), 0);
+	assert_int_equal(rv_collector_nraw(c), 0);
+	assert_int_equal(rv_collector_nsources(c), 0);
+	assert_false(fd_open_on(load_path));
+	assert_int_equal(rv_collector_sample(c, NS_PER_S, v, ok), 0);
+	rv_collector_close(c);
+	drop_ftree(&t);
+}
+
+/* Rediscovery applies the filter again: a CPU that comes online adds only
+ * its kept channels; unchanged kept channels mean no change. */
+static void test_filter_rediscover(void **state)
+{
+	static const char *const set[] = { "cpu.user_pct:cpu1", "cpu.user_pct:cpu2",
+					    "cpu.context_switches", NULL };
+	struct ftree t;
+	struct rv_collector *c = NULL;
+	struct rv_err err = { 0 };
+
+	(void)state;
+	make_ftree(&t);
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ .root = t.root, .keep = keep_listed, .keep_ctx = (void *)set }, &c, &err), 0);
+	assert_int_equal(rv_collector_nchan(c), 2);
+	/* a new CPU whose channels the set does not name: nothing changes */
+	put(t.path[0], "cpu  100 0 100 1000 0 0 0 0 0 0\n"
+		       "cpu0 50 0 50 500 0 0 0 0 0 0\ncpu1 50 0 50 500 0 0 0 0 0 0\n"
+		       "cpu3 50 0 50 500 0 0 0 0 0 0\nctxt 1000\n");
+	assert_int_equal(rv_collector_rediscover(c, &err), 0);
+	put(t.path[0], "cpu  100 0 100 1000 0 0 0 0 0 0\n"
+		       "cpu0 50 0 50 500 0 0 0 0 0 0\ncpu1 50 0 50 500 0 0 0 0 0 0\n"
+		       "cpu2 50 0 50 500 0 0 0 0 0 0\nctxt 1000\n");
+	assert_int_equal(rv_collector_rediscover(c, &err), 1);
+	assert_int_equal(rv_collector_nchan(c), 3);
+	assert_string_equal(rv_collector_chan(c, 1)->name, "cpu.user_pct:cpu2");
+	assert_string_equal(unavail_reason(c, "proc.loadavg"), "no channel in the metric set");
+	rv_collector_close(c);
+	drop_ftree(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -512,6 +761,9 @@ int main(void)
 		cmocka_unit_test(test_chanlist),
 		cmocka_unit_test(test_sources_write_their_slice),
 		cmocka_unit_test(test_sweep_allocates_nothing),
+		cmocka_unit_test(test_filter_keeps_exactly),
+		cmocka_unit_test(test_filter_closes_unkept_sources),
+		cmocka_unit_test(test_filter_rediscover),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,6 +56,12 @@ struct rv_collect_cfg {
 	const char *const *exclude;       /* nexclude source names left out (the
 					     collector's concern; sources ignore it) */
 	size_t nexclude;
+	/* The channels to watch (a metric set): keep(keep_ctx, name) is 1 for
+	 * a channel to keep, 0 to drop; NULL keeps every channel. The
+	 * collector's concern (sources ignore it), called only while opening
+	 * (collector.h); keep_ctx must outlive the collector. */
+	int (*keep)(void *ctx, const char *channel);
+	void *keep_ctx;
 };
 
 struct rv_source {

@@ -88,6 +88,11 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	  "[perf, sys.thermal]; at most 32." },
 	{ "collect", "rediscover", K_DUR, FIELD(collect.rediscover_s), 1.0, DAY, K_ZERO_OK, NULL,
 	  "Look for new or removed devices this often; 0 = never." },
+	{ "collect", "metric_set", K_STR, FIELD(collect.metric_set), 0, 0, 0, NULL,
+	  "A metric set written by `reveal prune` (also --metric-set): only its "
+	  "channels are watched, sources none of whose channels it keeps are not "
+	  "read, and the model is fitted on those channels; read at start; \"\" = "
+	  "every channel." },
 	{ "detect", "window", K_SPAN, FIELD(detect.window), 0.01, HOUR, 0, NULL,
 	  "Window length: a duration, or a whole number of samples." },
 	{ "detect", "step", K_SPAN, FIELD(detect.step), 0.01, HOUR, 0, NULL,

@@ -84,6 +84,7 @@ struct rv_config {
 		char exclude[RV_CFG_EXCLUDE_MAX][RV_CFG_NAME_MAX];
 		size_t n_exclude;
 		double rediscover_s;   /* 0 = never */
+		char metric_set[RV_CFG_PATH_MAX]; /* metric-set file; "" = every channel */
 	} collect;
 	struct {
 		struct rv_cfg_span window, step;

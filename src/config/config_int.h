@@ -56,7 +56,7 @@ struct rv_cfg_section {
 	const char *doc;
 };
 
-enum { RV_CFG_NKEYS = 47, RV_CFG_NSECT = 7 };
+enum { RV_CFG_NKEYS = 48, RV_CFG_NSECT = 7 };
 extern const struct rv_cfg_key rv_cfg_keys[RV_CFG_NKEYS];
 extern const struct rv_cfg_section rv_cfg_sections[RV_CFG_NSECT];
 

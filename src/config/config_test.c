@@ -34,6 +34,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c.collect.nvml, "libnvidia-ml.so.1");
 	assert_int_equal(c.collect.n_exclude, 0);
 	assert_true(c.collect.rediscover_s == 60.0);
+	assert_string_equal(c.collect.metric_set, "");
 	assert_true(c.detect.window.value == 3.0 && c.detect.window.seconds);
 	assert_true(c.detect.step.value == 1.0 && c.detect.step.seconds);
 	assert_int_equal(c.detect.preset, RV_CFG_PRESET_DEFAULT);
@@ -84,6 +85,7 @@ static void test_full_file(void **state)
 	assert_string_equal(c.collect.exclude[1], "sys.thermal");
 	assert_string_equal(c.collect.exclude[2], "proc_net-2");
 	assert_true(c.collect.rediscover_s == 0.0);
+	assert_string_equal(c.collect.metric_set, "/etc/reveal/metrics.yaml");
 	assert_true(c.detect.window.value == 30.0 && !c.detect.window.seconds);
 	assert_true(c.detect.step.value == 1.5 && c.detect.step.seconds);
 	assert_int_equal(c.detect.preset, RV_CFG_PRESET_PAPER);
@@ -251,6 +253,10 @@ static void test_set(void **state)
 	assert_int_equal(c.collect.n_exclude, 1);
 	assert_int_equal(rv_config_set(&c, "collect.exclude", "", &err), 0);
 	assert_int_equal(c.collect.n_exclude, 0);
+	assert_int_equal(rv_config_set(&c, "collect.metric_set", "/etc/reveal/set.yaml", &err), 0);
+	assert_string_equal(c.collect.metric_set, "/etc/reveal/set.yaml");
+	assert_int_equal(rv_config_set(&c, "collect.metric_set", "", &err), 0);
+	assert_string_equal(c.collect.metric_set, "");
 	assert_int_equal(rv_config_set(&c, "http.raw_channels", "true", &err), 0);
 	assert_true(c.http.raw_channels);
 	assert_int_equal(rv_config_set(&c, "record.max_size", "64MiB", &err), 0);
@@ -347,6 +353,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(rv_config_set(&c, "log_level", "error", &err), 0);
 	assert_int_equal(rv_config_set(&c, "collect.root", "- [not a list]", &err), 0);
 	assert_int_equal(rv_config_set(&c, "collect.exclude", "a,b.c,d_e-f", &err), 0);
+	assert_int_equal(rv_config_set(&c, "collect.metric_set", "sets/a b: 'c'.yaml", &err), 0);
 	assert_int_equal(rv_config_set(&c, "detect.window", "17", &err), 0);
 	assert_int_equal(rv_config_set(&c, "detect.step", "3", &err), 0);
 	assert_int_equal(rv_config_set(&c, "detect.preset", "paper", &err), 0);

@@ -123,6 +123,18 @@ const struct rv_metric *rv_ratio_metric(const struct rv_ratio_plan *p, size_t j)
 	return p->r[j].metric;
 }
 
+size_t rv_ratio_inputs(const struct rv_ratio_plan *p, size_t j, size_t idx[3])
+{
+	const struct ratio *r = &p->r[j];
+
+	idx[0] = r->num;
+	idx[1] = r->den;
+	if (r->mul == NO_INPUT)
+		return 2;
+	idx[2] = r->mul;
+	return 3;
+}
+
 void rv_ratio_apply(const struct rv_ratio_plan *p, const double *v, const uint8_t *ok,
 		    double *out, uint8_t *out_ok)
 {

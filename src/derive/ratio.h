@@ -29,6 +29,11 @@ size_t rv_ratio_count(const struct rv_ratio_plan *p);
 const char *rv_ratio_name(const struct rv_ratio_plan *p, size_t j);
 const struct rv_metric *rv_ratio_metric(const struct rv_ratio_plan *p, size_t j);
 
+/* The indices (into the names given to rv_ratio_plan_new) of ratio j's
+ * inputs, numerator first, into idx: returns their count, 2 or 3. The
+ * collector keeps the inputs of a ratio it watches (source.h: keep). */
+size_t rv_ratio_inputs(const struct rv_ratio_plan *p, size_t j, size_t idx[3]);
+
 /*
  * Ratio values from the n input values v (validity ok) into out[j],
  * out_ok[j]: a gap when an input is a gap or a denominator is not

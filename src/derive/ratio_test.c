@@ -2,7 +2,7 @@
  * ratio_test.c - the ratio channels by hand: which instances get one (all
  * inputs present, same instance, whole metric names only), their names
  * and values, gaps when an input is a gap or a denominator is not
- * positive, and busy MHz with its third input.
+ * positive, and busy MHz with its third input; the inputs of each ratio.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,6 +42,16 @@ static void test_plan_and_apply(void **state)
 	assert_string_equal(rv_ratio_name(p, 1), "cpu.busy_mhz:cpu0");
 	assert_string_equal(rv_ratio_name(p, 2), "net.tcp_retrans_pct");
 	assert_string_equal(rv_ratio_metric(p, 0)->unit, "instr/cycle");
+	{
+		size_t idx[3];
+
+		assert_int_equal(rv_ratio_inputs(p, 0, idx), 2);
+		assert_true(idx[0] == 0 && idx[1] == 1);
+		assert_int_equal(rv_ratio_inputs(p, 1, idx), 3);
+		assert_true(idx[0] == 4 && idx[1] == 5 && idx[2] == 6);
+		assert_int_equal(rv_ratio_inputs(p, 2, idx), 2);
+		assert_true(idx[0] == 9 && idx[1] == 10);
+	}
 	rv_ratio_apply(p, v, ok, out, out_ok);
 	assert_true(out_ok[0] && out[0] == 1.5);
 	/* 2.4 GHz TSC, APERF/MPERF 1.5: 3600 MHz while busy */

@@ -7,7 +7,8 @@
 # no target drives the perf source.
 B       ?= build-fuzz
 CC      := clang
-MODULES := base yaml catalog derive collect record features detect explain pipeline config remote
+MODULES := base yaml catalog derive collect record features detect explain pipeline config remote \
+           select
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS   := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)

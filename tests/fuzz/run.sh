@@ -136,6 +136,11 @@ seed() {	# seed TARGET DIR
 	rvl)        cp "$R/seeds/rvl/small.rvl" "$2/" 2>/dev/null ;;
 	qdisc)      cp "$R/seeds/qdisc/"* "$2/" 2>/dev/null ;;
 	config)     cp deploy/reveal.yaml "$2/" ;;
+	metricset)	# the documented example, quoted names and inputs, offline names
+		printf '# reveal metric set\nversion: 1\nthreshold: 0.5\ninputs: [a.rvl, b.csv]\nkeep:\n  - cpu.busy_pct\n  - net.rx_bytes:eth0\ndrop:\n  - {channel: cpu.user_pct, kept: cpu.busy_pct, r: 0.97}\nconstant: [mem.mem_total_bytes]\n' >"$2/example"
+		printf 'version: 1\ninputs: ["a b", "q\\"\\\\", "\\xff"]\nkeep: ["net.x:#a,[b]:", gpu.util_pct:0000:3b:00.0]\ndrop:\n  - channel: "cpu.user_pct:-"\n    kept: "net.x:#a,[b]:"\n    r: -1.0000\nconstant: []\n' >"$2/quoted"
+		printf 'version: 1\nthreshold: 0.9\nkeep: [cpu.cpu_r, mem.mem_u]\ndrop: [{channel: cpu.load_1, kept: cpu.cpu_r, r: 0.8123}, {channel: cpu.load_5, kept: cpu.cpu_r, r: -0.61}]\nconstant: [mem.total_mem]\n' >"$2/offline"
+		;;
 	rules)
 		cp share/reveal/rules.yaml "$2/"
 		;;
