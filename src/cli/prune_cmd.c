@@ -42,8 +42,9 @@ static const char prune_help[] =
 	"then a breakdown, then an internal counter), then generality (a host-wide\n"
 	"channel before a per-CPU or per-device one), then variance (scaled to the\n"
 	"channel's range), then name. A channel constant in an input, or absent from\n"
-	"it, is judged on the other inputs; one constant in all is listed apart and\n"
-	"not watched. Gaps: mean-filled with the count correction while no channel\n"
+	"it, is judged on the other inputs; one constant in all is kept (it is the\n"
+	"one that moves when something breaks: an error count, swap in use) unless\n"
+	"--drop-constant lists it apart, not watched. Gaps: mean-filled with the count correction while no channel\n"
 	"misses more than 1 % of its samples, else pairwise-complete.\n"
 	"\n"
 	"Writes the metric set (YAML: the kept channels; each dropped one with the\n"
@@ -62,13 +63,14 @@ static const char prune_help[] =
 	"                        entities it cost event recall 0.879 -> 0.631 at\n"
 	"                        R = 0.5, against 0.845 with changes\n"
 	"                        (docs/EVALUATION.md)\n"
+	"  --drop-constant       leave out the channels constant in every input\n"
 	"  -q, --quiet           print nothing but errors\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Exit status: 0 success, 1 a failure at run time (memory, writing), 2 bad\n"
 	"usage or bad input (a file missing or malformed, too few samples).\n";
 
-enum { OPT_THRESHOLD = 256, OPT_GAPS, OPT_LEVELS_ONLY };
+enum { OPT_THRESHOLD = 256, OPT_GAPS, OPT_LEVELS_ONLY, OPT_DROP_CONSTANT };
 
 struct prune_args {
 	const char *out;
@@ -76,6 +78,7 @@ struct prune_args {
 	enum rv_corr_gaps gaps;
 	int quiet;
 	int levels_only;       /* the paper's rule: levels only, not changes */
+	int drop_constant;     /* leave out channels constant in every input */
 	char **inputs;
 	size_t ninputs;
 };
@@ -118,6 +121,7 @@ static int parse_args(int argc, char **argv, struct prune_args *a)
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "gaps", required_argument, NULL, OPT_GAPS },
 		{ "levels-only", no_argument, NULL, OPT_LEVELS_ONLY },
+		{ "drop-constant", no_argument, NULL, OPT_DROP_CONSTANT },
 		{ NULL, 0, NULL, 0 },
 	};
 	int id;
@@ -138,6 +142,7 @@ static int parse_args(int argc, char **argv, struct prune_args *a)
 						   optarg);
 			break;
 		case OPT_LEVELS_ONLY: a->levels_only = 1; break;
+		case OPT_DROP_CONSTANT: a->drop_constant = 1; break;
 		case OPT_GAPS:
 			if (parse_gaps(optarg, &a->gaps) != 0)
 				return usage_error("--gaps %s: want auto, fill or exact", optarg);
@@ -250,7 +255,7 @@ static void print_input(const char *path, const struct prune_in *in)
 /* Kept, dropped and constant per subsystem, and the total. */
 static void print_summary(const struct prune_args *a, const struct rv_prune_result *r)
 {
-	size_t vary = r->nkept + r->ndropped;
+	size_t vary = r->nkept - r->nkept_constant + r->ndropped;
 
 	printf("%-10s %6s %8s %9s\n", "subsystem", "kept", "dropped", "constant");
 	for (int s = 0; s < RV_SUB_COUNT; s++)
@@ -261,9 +266,12 @@ static void print_summary(const struct prune_args *a, const struct rv_prune_resu
 	if (r->npartial)
 		printf("%zu channels are in only some inputs: judged on those that have them\n",
 		       r->npartial);
-	printf("wrote %s: %zu of %zu varying channels kept (%.0f %% fewer) at |r| > %g\n",
-	       a->out, r->nkept, vary, vary ? 100.0 * (double)r->ndropped / (double)vary : 0.0,
-	       a->threshold);
+	printf("wrote %s: %zu of %zu varying channels kept (%.0f %% fewer) at |r| > %g",
+	       a->out, r->nkept - r->nkept_constant, vary,
+	       vary ? 100.0 * (double)r->ndropped / (double)vary : 0.0, a->threshold);
+	if (r->nkept_constant)
+		printf(", and %zu constant ones (--drop-constant leaves them out)", r->nkept_constant);
+	putchar('\n');
 }
 
 static int write_set(const struct prune_args *a, const struct rv_prune_result *r)
@@ -342,6 +350,8 @@ int rv_cmd_prune(int argc, char **argv)
 	if (rc == 0 && res->nkept == 0)
 		rc = rv_cli_fail(CMD, RV_EXIT_USAGE, "no channel varies in any input (%zu constant): "
 				 "nothing to keep", res->nconstant);
+	if (rc == 0 && !a.drop_constant)
+		rv_prune_keep_constant(res);
 	if (rc == 0)
 		rc = write_set(&a, res);
 	if (rc == 0 && !a.quiet)

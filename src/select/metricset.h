@@ -14,7 +14,7 @@
  *     - net.rx_bytes:eth0
  *   drop:                        # each dropped channel, the kept one that
  *     - {channel: cpu.user_pct, kept: cpu.busy_pct, r: 0.97}   # stands for it
- *   constant: [mem.total_bytes]  # constant in every input: not watched
+ *   constant: [mem.total_bytes]  # with --drop-constant: constant in every input, not watched
  *
  * Only `version` and `keep` are required; unknown keys, duplicates,
  * a channel both kept and dropped, and a name that is not a channel name

@@ -287,6 +287,18 @@ static int fill_result(const struct run *ru, const size_t *best, const double *r
 	return rc;
 }
 
+void rv_prune_keep_constant(struct rv_prune_result *r)
+{
+	for (size_t i = 0; i < r->nconstant; i++)
+		r->kept[r->nkept++] = r->constant[i];
+	for (int s = 0; s < RV_SUB_COUNT; s++) {
+		r->kept_by[s] += r->constant_by[s];
+		r->constant_by[s] = 0;
+	}
+	r->nkept_constant += r->nconstant;
+	r->nconstant = 0;
+}
+
 static void run_free(struct run *ru)
 {
 	free(ru->ch);

@@ -75,6 +75,7 @@ struct rv_prune_result {
 	/* per subsystem (rv_catalog_subsystem) */
 	size_t kept_by[RV_SUB_COUNT], dropped_by[RV_SUB_COUNT], constant_by[RV_SUB_COUNT];
 	size_t npartial;                      /* channels absent from some input */
+	size_t nkept_constant;                /* of the kept, constant ones (rv_prune_keep_constant) */
 	char *text;                           /* the names */
 };
 
@@ -89,6 +90,15 @@ int rv_prune_run(const struct rv_prune_input *in, size_t nin, double threshold,
 		 struct rv_prune_result **out, struct rv_err *err);
 
 void rv_prune_free(struct rv_prune_result *r);
+
+/*
+ * Moves the constant channels to the end of the kept list (counted as
+ * kept): a channel that never moved while the set was computed is the one
+ * that moves when something breaks (an error or drop count, swap in use,
+ * an OOM kill), and the agent's novelty of event counts watches exactly
+ * those. `reveal prune` does this unless --drop-constant.
+ */
+void rv_prune_keep_constant(struct rv_prune_result *r);
 
 /* s for rv_metricset_write: r's lists, threshold, and inputs (borrowed;
  * r and inputs must outlive s). */

@@ -23,8 +23,13 @@ FX="$SRC/tests/fixtures/fleet"
 cp "$FX/node1.rvl" "$FX/node2.rvl" .
 
 # ------------------------------------------------------------- the set
-run prune node1.rvl node2.rvl -o set.yaml
-expect_rc "prune two recordings" 0
+run prune node1.rvl node2.rvl -o all.yaml
+expect_rc "prune two recordings, constant channels kept (the default)" 0
+check "a channel constant in both is kept by default" grep -qx '  - mem.mem_total_bytes' all.yaml
+check "no constant list then" sh -c "! grep -q '^constant:' all.yaml || grep -qx 'constant: \[\]' all.yaml"
+check "the summary says how many constant ones are kept" grep -q 'constant ones (--drop-constant leaves them out)' out.txt
+run prune --drop-constant node1.rvl node2.rvl -o set.yaml
+expect_rc "prune two recordings, --drop-constant" 0
 check "the set is written" test -s set.yaml
 check "it says its version" grep -qx 'version: 1' set.yaml
 check "it records the threshold" grep -qx 'threshold: 0.5' set.yaml
@@ -65,7 +70,7 @@ expect_rc "the agent reads the set" 0
 expect_err_fixed "it watches the kept channels" "watching $NKEEP of its $NKEEP channels"
 
 # ------------------------------------------------------------- options
-run prune node2.rvl node1.rvl -o swapped.yaml -q
+run prune --drop-constant node2.rvl node1.rvl -o swapped.yaml -q
 expect_rc "prune, inputs swapped, -q" 0
 check "-q prints nothing" test ! -s out.txt
 check "the order of the inputs does not matter" \
