@@ -78,25 +78,6 @@ struct agent_rw {
 
 /* ------------------------------------------------------------ set up */
 
-/* The first line of path into buf (a secret: never logged). */
-static int read_secret(const char *key, const char *path, char *buf, size_t n,
-		       struct rv_err *err)
-{
-	FILE *f = fopen(path, "r");
-	size_t len;
-
-	if (!f)
-		return rv_err_set(err, -errno, "remote_write.%s %s: %s", key, path,
-				  rv_strerror(errno));
-	len = fread(buf, 1, n - 1, f);
-	fclose(f);
-	buf[len] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0';
-	if (!buf[0])
-		return rv_err_set(err, -EINVAL, "remote_write.%s %s: empty", key, path);
-	return 0;
-}
-
 static const char *or_null(const char *s)
 {
 	return s && s[0] ? s : NULL;
@@ -116,13 +97,13 @@ static int http_opts(struct agent *a, struct agent_rw *r, struct rv_httpc_opts *
 		h->basic_user = c->username;
 		h->basic_password = "";
 		if (c->password_file[0] &&
-		    !(rc = read_secret("password_file", c->password_file, r->secret[0],
-					RW_SECRET_MAX, err)))
+		    !(rc = rv_httpc_read_secret("remote_write.password_file", c->password_file,
+						r->secret[0], RW_SECRET_MAX, err)))
 			h->basic_password = r->secret[0];
 	}
 	if (!rc && c->bearer_token_file[0] &&
-	    !(rc = read_secret("bearer_token_file", c->bearer_token_file, r->secret[1],
-				RW_SECRET_MAX, err)))
+	    !(rc = rv_httpc_read_secret("remote_write.bearer_token_file", c->bearer_token_file,
+					r->secret[1], RW_SECRET_MAX, err)))
 		h->bearer_token = r->secret[1];
 	h->ca_file = or_null(c->tls_ca_file);
 	h->cert_file = or_null(c->tls_cert_file);

@@ -262,24 +262,12 @@ static const struct option long_opts[] = {
 /* The first line of path (a secret) into buf; 0 or -1 (reported). */
 static int read_secret(const char *flag, const char *path, char *buf, size_t n)
 {
-	FILE *f = fopen(path, "r");
-	size_t len;
+	struct rv_err err = { 0 };
 
-	if (!f) {
-		int e = errno;
-
-		rv_cli_error("fleet", "%s %s: %s", flag, path, strerror(e));
-		return -1;
-	}
-	len = fread(buf, 1, n - 1, f);
-	fclose(f);
-	buf[len] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0';
-	if (!buf[0]) {
-		rv_cli_error("fleet", "%s %s: empty", flag, path);
-		return -1;
-	}
-	return 0;
+	if (rv_httpc_read_secret(flag, path, buf, n, &err) == 0)
+		return 0;
+	rv_cli_error("fleet", "%s", err.msg);
+	return -1;
 }
 
 /* The rules between options, and the secrets read. */

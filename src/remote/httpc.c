@@ -224,3 +224,20 @@ const char *rv_httpc_url_safe(const char *url, char *out, size_t cap)
 		 (int)(q - host), host, *q ? "?..." : "");
 	return out;
 }
+
+int rv_httpc_read_secret(const char *what, const char *path, char *buf, size_t n,
+			 struct rv_err *err)
+{
+	FILE *f = fopen(path, "r");
+	size_t len;
+
+	if (!f)
+		return rv_err_set(err, -errno, "%s %s: %s", what, path, rv_strerror(errno));
+	len = fread(buf, 1, n - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (!buf[0])
+		return rv_err_set(err, -EINVAL, "%s %s: empty", what, path);
+	return 0;
+}

@@ -33,6 +33,13 @@ struct rv_httpc_opts {
  * every client calls it before its first handle. 0 or -EIO (err set). */
 int rv_httpc_global_init(struct rv_err *err);
 
+/* The first line of the file at path (a password or a token: never logged)
+ * into buf of n bytes, without its line end. what names the setting in
+ * messages ("WHAT PATH: reason"). 0, the errno of opening it, or -EINVAL
+ * when the line is empty. */
+int rv_httpc_read_secret(const char *what, const char *path, char *buf, size_t n,
+			 struct rv_err *err);
+
 /* Checks o: a URL that is http(s)://HOST..., headers of the form
  * "Name: value" without CR or LF, a key with a certificate, not both
  * basic auth and a bearer token, a timeout in 0..3600 s. 0, or -EINVAL
