@@ -72,9 +72,11 @@ bench: build
 
 # The fault-injection evaluation on this host (eval/faultinject.py, about
 # 66 min, root): the table of docs/EVALUATION.md. eval-dev: offline quality
-# on the labelled DEV data sets of ../shared.
+# on the labelled DEV data sets of ../shared. EVAL_ARGS passes more options,
+# e.g. EVAL_ARGS="--agent-set collect.metric_set=$$PWD/ms.yaml" (a metric set).
+EVAL_ARGS ?=
 eval: deps build
-	@/usr/bin/python3 eval/faultinject.py --markdown $(BUILD)/eval-live.md
+	@/usr/bin/python3 eval/faultinject.py --markdown $(BUILD)/eval-live.md $(EVAL_ARGS)
 
 eval-dev: build
 	@scripts/install-deps.sh --eval
@@ -87,4 +89,4 @@ clean:
 # 40 % of one core (docs/EVALUATION.md, "Background load"; about 66 min, root).
 .PHONY: eval-bg
 eval-bg: deps build
-	@/usr/bin/python3 eval/faultinject.py --background 40 --markdown $(BUILD)/eval-live-bg.md
+	@/usr/bin/python3 eval/faultinject.py --background 40 --markdown $(BUILD)/eval-live-bg.md $(EVAL_ARGS)

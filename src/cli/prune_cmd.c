@@ -22,6 +22,7 @@
 #include "base/err.h"
 #include "cli/cli.h"
 #include "detect/ensemble.h"
+#include "explain/kb.h"
 #include "record/table_read.h"
 #include "select/corr.h"
 #include "select/metricset.h"
@@ -44,8 +45,10 @@ static const char prune_help[] =
 	"channel's range), then name. A channel constant in an input, or absent from\n"
 	"it, is judged on the other inputs; one constant in all is kept (it is the\n"
 	"one that moves when something breaks: an error count, swap in use) unless\n"
-	"--drop-constant lists it apart, not watched. Gaps: mean-filled with the count correction while no channel\n"
-	"misses more than 1 % of its samples, else pairwise-complete.\n"
+	"--drop-constant lists it apart, not watched. The channels the knowledge\n"
+	"base's rules read (their evidence of a cause) are always kept. Gaps:\n"
+	"mean-filled with the count correction while no channel misses more than\n"
+	"1 % of its samples, else pairwise-complete.\n"
 	"\n"
 	"Writes the metric set (YAML: the kept channels; each dropped one with the\n"
 	"kept channel that stands for it and their r, the weakest over the inputs;\n"
@@ -64,13 +67,16 @@ static const char prune_help[] =
 	"                        R = 0.5, against 0.845 with changes\n"
 	"                        (docs/EVALUATION.md)\n"
 	"  --drop-constant       leave out the channels constant in every input\n"
+	"  --kb-signals MODE     keep (default): every channel a built-in rule reads\n"
+	"                        is kept, so incidents keep their explanation;\n"
+	"                        prune: they are pruned like the others\n"
 	"  -q, --quiet           print nothing but errors\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Exit status: 0 success, 1 a failure at run time (memory, writing), 2 bad\n"
 	"usage or bad input (a file missing or malformed, too few samples).\n";
 
-enum { OPT_THRESHOLD = 256, OPT_GAPS, OPT_LEVELS_ONLY, OPT_DROP_CONSTANT };
+enum { OPT_THRESHOLD = 256, OPT_GAPS, OPT_LEVELS_ONLY, OPT_DROP_CONSTANT, OPT_KB_SIGNALS };
 
 struct prune_args {
 	const char *out;
@@ -79,6 +85,7 @@ struct prune_args {
 	int quiet;
 	int levels_only;       /* the paper's rule: levels only, not changes */
 	int drop_constant;     /* leave out channels constant in every input */
+	int kb_prune;          /* --kb-signals prune: the rules' channels are not protected */
 	char **inputs;
 	size_t ninputs;
 };
@@ -122,6 +129,7 @@ static int parse_args(int argc, char **argv, struct prune_args *a)
 		{ "gaps", required_argument, NULL, OPT_GAPS },
 		{ "levels-only", no_argument, NULL, OPT_LEVELS_ONLY },
 		{ "drop-constant", no_argument, NULL, OPT_DROP_CONSTANT },
+		{ "kb-signals", required_argument, NULL, OPT_KB_SIGNALS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int id;
@@ -143,6 +151,11 @@ static int parse_args(int argc, char **argv, struct prune_args *a)
 			break;
 		case OPT_LEVELS_ONLY: a->levels_only = 1; break;
 		case OPT_DROP_CONSTANT: a->drop_constant = 1; break;
+		case OPT_KB_SIGNALS:
+			if (strcmp(optarg, "keep") != 0 && strcmp(optarg, "prune") != 0)
+				return usage_error("--kb-signals %s: want keep or prune", optarg);
+			a->kb_prune = strcmp(optarg, "prune") == 0;
+			break;
 		case OPT_GAPS:
 			if (parse_gaps(optarg, &a->gaps) != 0)
 				return usage_error("--gaps %s: want auto, fill or exact", optarg);
@@ -270,8 +283,13 @@ static void print_summary(const struct prune_args *a, const struct rv_prune_resu
 	       a->out, r->nkept - r->nkept_constant, vary,
 	       vary ? 100.0 * (double)r->ndropped / (double)vary : 0.0, a->threshold);
 	if (r->nkept_constant)
-		printf(", and %zu constant ones (--drop-constant leaves them out)", r->nkept_constant);
+		printf(", and %zu constant ones%s", r->nkept_constant,
+		       a->drop_constant ? " the knowledge base reads"
+					: " (--drop-constant leaves them out)");
 	putchar('\n');
+	if (r->nprotected)
+		printf("%zu varying channels kept only because the knowledge base reads them "
+		       "(--kb-signals prune drops them)\n", r->nprotected);
 }
 
 static int write_set(const struct prune_args *a, const struct rv_prune_result *r)
@@ -293,12 +311,78 @@ static int write_set(const struct prune_args *a, const struct rv_prune_result *r
 	return 0;
 }
 
+/* The protected patterns: every signal of the built-in rules, a pattern
+ * of per-CPU skew entries ("X:cpu_skew") as the per-CPU channels it is
+ * computed from ("X:cpu[0-9]*"). 0, or -ENOMEM / the rules' error. */
+static int kb_globs(struct rv_prune_protect *p, char ***own, struct rv_err *err)
+{
+	struct rv_kb *kb = NULL;
+	size_t n = 0, cap = 0;
+	char **g = NULL;
+	int rc = rv_kb_new_builtin(&kb, err);
+
+	for (size_t i = 0; rc == 0 && i < rv_kb_count(kb); i++) {
+		const struct rv_kb_rule *r = rv_kb_get(kb, i);
+
+		cap += rv_kb_rule_nsignals(r);
+	}
+	if (rc == 0 && !(g = calloc(cap ? cap : 1, sizeof(*g))))
+		rc = rv_err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < rv_kb_count(kb); i++) {
+		const struct rv_kb_rule *r = rv_kb_get(kb, i);
+
+		for (size_t k = 0; rc == 0 && k < rv_kb_rule_nsignals(r); k++) {
+			int skew = 0;
+			const char *sig = rv_kb_rule_signal(r, k, &skew);
+			const char *at = skew ? strstr(sig, "cpu_skew") : NULL;
+
+			if (at && asprintf(&g[n], "%.*scpu[0-9]*%s", (int)(at - sig), sig,
+					   at + strlen("cpu_skew")) < 0)
+				g[n] = NULL;
+			else if (!at)
+				g[n] = strdup(sig);
+			rc = g[n++] ? 0 : rv_err_set(err, -ENOMEM, "out of memory");
+		}
+	}
+	rv_kb_free(kb);
+	*own = g;
+	*p = (struct rv_prune_protect){ (const char *const *)g, g ? n : 0 };
+	return rc;
+}
+
+static void globs_free(char **g, size_t n)
+{
+	for (size_t i = 0; g && i < n; i++)
+		free(g[i]);
+	free(g);
+}
+
+/* Prunes the correlated inputs pi, protecting the rules' channels unless
+ * --kb-signals prune. */
+static int prune_run(const struct prune_args *a, const struct rv_prune_input *pi,
+		     struct rv_prune_result **res)
+{
+	struct rv_prune_protect p = { NULL, 0 };
+	struct rv_err err;
+	char **own = NULL;
+	int rc = 0;
+
+	rv_err_clear(&err);
+	if (!a->kb_prune)
+		rc = kb_globs(&p, &own, &err);
+	if (rc == 0)
+		rc = rv_prune_run_protect(pi, a->ninputs, a->threshold, &p, res, &err);
+	globs_free(own, p.n);
+	if (rc)
+		rc = rv_cli_fail_err(CMD, rc == -ENOMEM ? RV_EXIT_FAIL : RV_EXIT_USAGE, &err, rc);
+	return rc;
+}
+
 /* Reads and correlates every input in turn, then prunes across them. */
 static int prune_inputs(const struct prune_args *a, struct prune_in *in,
 			struct rv_prune_result **res)
 {
 	struct rv_prune_input *pi = calloc(a->ninputs, sizeof(*pi));
-	struct rv_err err;
 	int rc = 0;
 
 	if (!pi)
@@ -310,13 +394,8 @@ static int prune_inputs(const struct prune_args *a, struct prune_in *in,
 		if (rc == 0 && !a->quiet)
 			print_input(a->inputs[k], &in[k]);
 	}
-	if (rc == 0) {
-		rv_err_clear(&err);
-		rc = rv_prune_run(pi, a->ninputs, a->threshold, res, &err);
-		if (rc)
-			rc = rv_cli_fail_err(CMD, rc == -ENOMEM ? RV_EXIT_FAIL : RV_EXIT_USAGE, &err,
-					     rc);
-	}
+	if (rc == 0)
+		rc = prune_run(a, pi, res);
 	free(pi);
 	return rc;
 }
@@ -347,9 +426,9 @@ int rv_cmd_prune(int argc, char **argv)
 	rc = prune_inputs(&a, in, &res);
 	rv_ens_blas_threads(1);
 	rv_ens_blas_quiesce();
-	if (rc == 0 && res->nkept == 0)
+	if (rc == 0 && res->nkept == res->nkept_constant)
 		rc = rv_cli_fail(CMD, RV_EXIT_USAGE, "no channel varies in any input (%zu constant): "
-				 "nothing to keep", res->nconstant);
+				 "nothing to keep", res->nconstant + res->nkept_constant);
 	if (rc == 0 && !a.drop_constant)
 		rv_prune_keep_constant(res);
 	if (rc == 0)

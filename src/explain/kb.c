@@ -238,6 +238,17 @@ const char *rv_kb_rule_check_why(const struct rv_kb_rule *r, size_t i)
 	return r && i < r->nchecks ? r->why[i] : NULL;
 }
 
+size_t rv_kb_rule_nsignals(const struct rv_kb_rule *r) { return r ? r->nconds : 0; }
+
+const char *rv_kb_rule_signal(const struct rv_kb_rule *r, size_t i, int *skew)
+{
+	if (!r || i >= r->nconds)
+		return NULL;
+	if (skew)
+		*skew = r->conds[i].skew;
+	return r->conds[i].glob;
+}
+
 /* ---- matching ---- */
 
 /* A condition that held: the entry that made it hold and its strength. */

@@ -92,6 +92,12 @@ const char *rv_kb_rule_decided_by(const struct rv_kb_rule *r);
  * alone). */
 int rv_kb_rule_measured(const struct rv_kb_rule *r, unsigned *first, unsigned *right);
 const char *rv_kb_rule_check_why(const struct rv_kb_rule *r, size_t i); /* what it shows, or "" */
+/* The signal patterns of the rule's conditions (require, support and
+ * exclude, in file order): fnmatch globs over evidence names; *skew (when
+ * not NULL) is 1 for a pattern of per-CPU skew entries ("...:cpu_skew"),
+ * computed from the per-CPU channels. NULL past the end. */
+size_t rv_kb_rule_nsignals(const struct rv_kb_rule *r);
+const char *rv_kb_rule_signal(const struct rv_kb_rule *r, size_t i, int *skew);
 
 struct rv_kb_evidence {
 	const struct rv_evidence_sig *sig; /* the entry (points into the evidence) */

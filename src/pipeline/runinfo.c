@@ -17,11 +17,12 @@ int rv_runinfo_write(FILE *f, const struct rv_model *m, const struct rv_detect_s
 		       " \"score_s\": %.6f, \"read_s\": %.6f, \"window\": %zu, \"step\": %zu,\n"
 		       " \"interval_s\": %g, \"metrics\": %zu, \"features_kept\": %zu,\n"
 		       " \"pca_components\": %zu, \"train_windows\": %zu, \"test_windows\": %zu,\n"
-		       " \"anomalous_windows\": %zu, \"test_windows_per_s\": %.1f}\n",
+		       " \"anomalous_windows\": %zu, \"test_windows_per_s\": %.1f,\n"
+		       " \"fuse_threshold\": %.9g}\n",
 		    train_feat_s, st->features_s - train_feat_s, st->fit_s, st->score_s, st->read_s,
 		    m->window, m->step, m->interval_s, m->nchan, rv_ens_features_kept(m->ens),
 		    rv_ens_pca_ncomp(m->ens), m->train_windows, st->windows, st->flagged,
-		    test_s > 0 ? (double)st->windows / test_s : 0.0);
+		    test_s > 0 ? (double)st->windows / test_s : 0.0, rv_ens_fuse_threshold(m->ens));
 	return n < 0 ? -EIO : 0;
 }
 

@@ -11,6 +11,7 @@
 #include "select/prune.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ struct ref {
 struct chan {
 	const char *name;      /* borrowed from an input */
 	size_t *col;           /* [nin] its column there, SIZE_MAX when absent */
-	int interp, general, varies;
+	int interp, general, varies, protect;
 	double spread;         /* mean over the inputs where it varies */
 	size_t kept_at;        /* index in the kept list, SIZE_MAX if not kept */
 };
@@ -41,7 +42,9 @@ struct run {
 	struct chan **kept;    /* kept so far, in priority order */
 	size_t nkept;
 	size_t npartial;       /* channels absent from some input */
+	size_t nprotected;     /* varying channels kept only because protected */
 	double threshold;
+	const struct rv_prune_protect *protect;  /* or NULL */
 };
 
 static int ref_cmp(const void *a, const void *b)
@@ -135,6 +138,9 @@ static void describe(struct run *ru, struct chan *c)
 	c->interp = rv_catalog_interpretability(c->name);
 	c->general = rv_catalog_generality(c->name);
 	c->kept_at = SIZE_MAX;
+	c->protect = 0;
+	for (size_t i = 0; ru->protect && i < ru->protect->n && !c->protect; i++)
+		c->protect = fnmatch(ru->protect->globs[i], c->name, 0) == 0;
 }
 
 /* The channels of the sorted refs, their columns, statistics, order. */
@@ -225,6 +231,10 @@ static void greedy(struct run *ru, size_t *best, double *rs)
 				best[o] = j;
 				rs[o] = w;
 			}
+		if (best[o] != SIZE_MAX && c->protect) {
+			best[o] = SIZE_MAX;
+			ru->nprotected++;
+		}
 		if (best[o] == SIZE_MAX) {
 			c->kept_at = ru->nkept;
 			ru->kept[ru->nkept++] = c;
@@ -274,9 +284,17 @@ static int fill_result(const struct run *ru, const size_t *best, const double *r
 				own[ru->order[o] - ru->ch], own[ru->kept[best[o]] - ru->ch], rs[o] };
 			res->dropped_by[rv_catalog_subsystem(ru->order[o]->name)]++;
 		}
+		res->nprotected = ru->nprotected;
 		for (size_t i = 0; i < ru->nchan; i++) {
 			if (ru->ch[i].varies)
 				continue;
+			if (ru->ch[i].protect) {
+				res->kept[res->nkept++] = own[i];
+				res->kept_by[rv_catalog_subsystem(ru->ch[i].name)]++;
+				res->nkept_constant++;
+				res->nprotected_constant++;
+				continue;
+			}
 			res->constant[res->nconstant++] = own[i];
 			res->constant_by[rv_catalog_subsystem(ru->ch[i].name)]++;
 		}
@@ -333,7 +351,14 @@ static int prune(struct run *ru, const struct ref *v, size_t total,
 int rv_prune_run(const struct rv_prune_input *in, size_t nin, double threshold,
 		 struct rv_prune_result **out, struct rv_err *err)
 {
-	struct run ru = { .in = in, .nin = nin, .threshold = threshold };
+	return rv_prune_run_protect(in, nin, threshold, NULL, out, err);
+}
+
+int rv_prune_run_protect(const struct rv_prune_input *in, size_t nin, double threshold,
+			 const struct rv_prune_protect *p, struct rv_prune_result **out,
+			 struct rv_err *err)
+{
+	struct run ru = { .in = in, .nin = nin, .threshold = threshold, .protect = p };
 	struct rv_prune_result *res;
 	struct ref *v = NULL;
 	size_t total = 0;

@@ -75,7 +75,11 @@ struct rv_prune_result {
 	/* per subsystem (rv_catalog_subsystem) */
 	size_t kept_by[RV_SUB_COUNT], dropped_by[RV_SUB_COUNT], constant_by[RV_SUB_COUNT];
 	size_t npartial;                      /* channels absent from some input */
-	size_t nkept_constant;                /* of the kept, constant ones (rv_prune_keep_constant) */
+	size_t nkept_constant;                /* of the kept, constant ones (rv_prune_keep_constant,
+						 and protected ones) */
+	size_t nprotected;                    /* varying channels kept only because protected
+						 (a kept channel stands for them) */
+	size_t nprotected_constant;           /* constant channels kept because protected */
 	char *text;                           /* the names */
 };
 
@@ -88,6 +92,26 @@ struct rv_prune_result {
  */
 int rv_prune_run(const struct rv_prune_input *in, size_t nin, double threshold,
 		 struct rv_prune_result **out, struct rv_err *err);
+
+/*
+ * Channels that are always watched: fnmatch(3) patterns over channel names
+ * (the signals the knowledge base's rules read, which `reveal prune` passes
+ * unless --kb-signals prune). A protected channel takes its place in the
+ * priority order like any other and may stand for channels after it; one
+ * that a kept channel would stand for is kept anyway, and a protected
+ * constant one is kept (among the constant kept, first) whatever
+ * rv_prune_keep_constant does: counted in nprotected and
+ * nprotected_constant.
+ */
+struct rv_prune_protect {
+	const char *const *globs;
+	size_t n;
+};
+
+/* rv_prune_run with protected channels; p NULL or empty protects none. */
+int rv_prune_run_protect(const struct rv_prune_input *in, size_t nin, double threshold,
+			 const struct rv_prune_protect *p, struct rv_prune_result **out,
+			 struct rv_err *err);
 
 void rv_prune_free(struct rv_prune_result *r);
 

@@ -8,7 +8,7 @@
  * only keeps both, a channel constant in one input is judged on the
  * other, a kept channel constant where the other varies cannot stand for
  * it; constant channels, gaps, per-subsystem counts; the result written
- * as a metric set reads back; the refusals.
+ * as a metric set reads back; protected channels kept; the refusals.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -164,6 +164,62 @@ static void test_structure(void **state)
 	assert_int_equal(r->constant_by[RV_SUB_MEM], 1);
 	assert_int_equal(r->constant_by[RV_SUB_GPU], 1);
 	assert_int_equal(r->kept_by[RV_SUB_NET] + r->dropped_by[RV_SUB_NET], 3);
+	rv_prune_free(r);
+	drop_input(&in);
+}
+
+/* Protected channels (the knowledge base's signals): one a kept channel
+ * stands for stays, in its priority place, and may stand for later ones;
+ * a protected constant one is kept; a pattern matching nothing is harmless. */
+static void test_protect(void **state)
+{
+	static const char *const globs[] = { "cpu.user_pct", "net.rx_bytes:*", "gpu.util*",
+					     "no.such_*" };
+	struct rv_prune_protect p = { globs, 4 };
+	struct rv_prune_input pi;
+	struct rv_prune_result *r = NULL;
+	struct input in;
+
+	(void)state;
+	build(&in, structure, sizeof(structure) / sizeof(structure[0]), 11);
+	pi = (struct rv_prune_input){ "in", in.names, in.n, in.corr, NULL };
+	assert_int_equal(rv_prune_run_protect(&pi, 1, RV_PRUNE_THRESHOLD, &p, &r, NULL), 0);
+	/* cpu.user_pct (rank 2) and net.rx_bytes:eth0 (rank 1, an instance)
+	 * now kept, each in its priority place; cpu.softirq_rcu,
+	 * cpu.system_pct and net.rx_packets still dropped; gpu.util_pct kept
+	 * though constant, after the varying ones */
+	assert_string_equal(kept_text(r, 0), "cpu.busy_pct net.rx_bytes storage.read_bytes "
+			    "net.rx_bytes:eth0 cpu.user_pct mem.pgfault mem.numa_hit "
+			    "gpu.util_pct");
+	assert_int_equal(r->nprotected, 2);
+	assert_int_equal(r->nprotected_constant, 1);
+	assert_int_equal(r->nkept_constant, 1);
+	assert_int_equal(r->ndropped, 3);
+	assert_int_equal(r->nconstant, 1);
+	assert_string_equal(r->constant[0], "mem.mem_total_bytes");
+	assert_int_equal(r->kept_by[RV_SUB_GPU], 1);
+	assert_int_equal(r->constant_by[RV_SUB_GPU], 0);
+	rv_prune_keep_constant(r);   /* the rest of the constant ones join after */
+	assert_int_equal(r->nkept, 9);
+	assert_string_equal(r->kept[8], "mem.mem_total_bytes");
+	assert_int_equal(r->nkept_constant, 2);
+	rv_prune_free(r);
+
+	/* the protected cpu.user_pct stands for a later channel like any kept
+	 * one: cpu.softirq_rcu (rank 3, visited after it) names whichever of
+	 * it and cpu.busy_pct it correlates with more (columns 0, 1, 2) */
+	p = (struct rv_prune_protect){ globs, 1 };
+	assert_int_equal(rv_prune_run_protect(&pi, 1, RV_PRUNE_THRESHOLD, &p, &r, NULL), 0);
+	assert_int_equal(r->nprotected, 1);
+	assert_true(fabs(rv_corr_r(in.corr, 0, 1)) > fabs(rv_corr_r(in.corr, 0, 2)));
+	assert_string_equal(find_drop(r, "cpu.softirq_rcu")->kept, "cpu.user_pct");
+	rv_prune_free(r);
+	/* without patterns: as rv_prune_run */
+	p = (struct rv_prune_protect){ NULL, 0 };
+	assert_int_equal(rv_prune_run_protect(&pi, 1, RV_PRUNE_THRESHOLD, &p, &r, NULL), 0);
+	assert_string_equal(kept_text(r, 0), "cpu.busy_pct net.rx_bytes storage.read_bytes "
+			    "mem.pgfault mem.numa_hit");
+	assert_int_equal(r->nprotected + r->nprotected_constant, 0);
 	rv_prune_free(r);
 	drop_input(&in);
 }
@@ -406,6 +462,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_protect),
 		cmocka_unit_test(test_ties),
 		cmocka_unit_test(test_two_inputs),
 		cmocka_unit_test(test_changes),

@@ -70,6 +70,15 @@ expect_windows=$(((test_rows - W) / S + 1))
 check "one CSV row per test window ($windows = ($test_rows - $W) / $S + 1)" \
 	[ "$windows" -eq "$expect_windows" ]
 check "info-json test_windows agrees" [ "$(json_field info.json test_windows)" = "$windows" ]
+# The fused threshold: a window scoring above it is anomalous; the flagged
+# stretches (bridged gaps aside) are exactly those windows.
+FT=$(json_field info.json fuse_threshold)
+above=$(awk -F, -v t="$FT" 'NR > 1 && $3 > t' out.csv | wc -l)
+above_unflagged=$(awk -F, -v t="$FT" 'NR > 1 && $3 > t && $2 != 1' out.csv | wc -l)
+check "info-json fuse_threshold ($FT) is above 0 and some windows score above it ($above)" \
+	awk -v t="$FT" -v n="$above" 'BEGIN { exit !(t > 0 && n > 0) }'
+check "every window scoring above fuse_threshold is anomalous ($above_unflagged not)" \
+	[ "$above_unflagged" -eq 0 ]
 
 # Window k ends at test row W-1 + k*S: its timestamp must be that row's.
 ts_bad=$(awk -F, -v w="$W" -v s="$S" '

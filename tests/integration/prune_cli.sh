@@ -6,6 +6,8 @@
 #   channel names a kept one and an r above the threshold, and which the
 #   reader accepts (`reveal agent --replay --metric-set` watches exactly
 #   the kept channels);
+# - the channels the knowledge base's rules read are kept (also constant
+#   ones with --drop-constant), pruned like any with --kb-signals prune;
 # - the result does not depend on the order of the inputs; --threshold is
 #   written into the file; -q prints nothing;
 # - bad usage and bad input exit 2 naming the problem (no input, no -o, a
@@ -54,7 +56,13 @@ check "some channels are kept, some dropped, some constant" \
 	test "$NKEEP" -gt 5 -a "$NDROP" -gt 5 -a "$NCONST" -gt 5
 SUMKEPT=$(awk 'NR > 1 && $1 != "all" && NF == 4 && $2 ~ /^[0-9]+$/ { s += $2 } END { print s }' out.txt)
 check "the subsystems' kept add up to all ($SUMKEPT)" test "$SUMKEPT" = "$NKEEP"
-check "the summary names the file" grep -q "^wrote set.yaml: $NKEEP of $((NKEEP + NDROP)) varying channels kept" out.txt
+# with --drop-constant the constant channels a rule reads are kept all the same
+KBCONST=$(sed -n 's/.*, and \([0-9]*\) constant ones the knowledge base reads.*/\1/p' out.txt)
+KBCONST=${KBCONST:-0}
+NVARY=$((NKEEP - KBCONST))
+check "the summary names the file" grep -q "^wrote set.yaml: $NVARY of $((NVARY + NDROP)) varying channels kept" out.txt
+check "constant channels a rule reads are kept ($KBCONST), mem.oom_kill among them" \
+	sh -c "test $KBCONST -gt 0 && grep -qx 'mem.oom_kill' keep.txt"
 check "cpu.busy_pct (read directly) is kept" grep -qx 'cpu.busy_pct' keep.txt
 check "mem.mem_total_bytes is constant" grep -qx 'mem.mem_total_bytes' constant.txt
 
@@ -68,6 +76,35 @@ check "every r is above the threshold" awk '{ r = $2 < 0 ? -$2 : $2; if (r <= 0.
 run agent --replay node1.rvl --learn 20s --listen "" --store "" --state-dir rp --metric-set set.yaml
 expect_rc "the agent reads the set" 0
 expect_err_fixed "it watches the kept channels" "watching $NKEEP of its $NKEEP channels"
+
+# ------------------------------------------- the knowledge base's channels
+# mem.numa_miss (a rule reads it), mem.pgfault (none does) and
+# cpu.softirq_pct:cpu0 (a rule reads the per-CPU skew of cpu.softirq_pct)
+# all follow cpu.busy_pct, in levels and in changes
+awk 'BEGIN { srand(7); print "timestamp,cpu.busy_pct,mem.numa_miss,mem.pgfault,cpu.softirq_pct:cpu0"
+	for (i = 0; i < 600; i++) { x = sin(i / 9) * 10 + rand()
+		printf "%d,%.4f,%.4f,%.4f,%.4f\n", 1700000000 + i, x, 2 * x + rand() / 10,
+			3 * x + rand() / 10, x + rand() / 10 } }' >kb.csv
+# kbsec FILE NAME: the items of block list NAME of FILE, on one line
+kbsec() {
+	awk -v k="$2:" '$1 == k { on = 1; next } /^[a-z]/ { on = 0 }
+		on && /^  - / { sub(/^  - /, ""); sub(/^\{channel: /, ""); sub(/,.*/, ""); printf "%s ", $0 }' "$1"
+}
+run prune kb.csv -o kb.yaml
+expect_rc "prune a CSV of channels the rules read" 0
+check "the rules' channels are kept by default ($(kbsec kb.yaml keep))" \
+	test "$(kbsec kb.yaml keep)" = "cpu.busy_pct cpu.softirq_pct:cpu0 mem.numa_miss "
+check "the one no rule reads is dropped ($(kbsec kb.yaml drop))" test "$(kbsec kb.yaml drop)" = "mem.pgfault "
+check "the summary counts the two kept for the rules" \
+	grep -q '^2 varying channels kept only because the knowledge base reads them' out.txt
+run prune --kb-signals prune kb.csv -o kbp.yaml
+expect_rc "prune --kb-signals prune" 0
+check "--kb-signals prune keeps cpu.busy_pct alone ($(kbsec kbp.yaml keep))" \
+	test "$(kbsec kbp.yaml keep)" = "cpu.busy_pct "
+check "--kb-signals prune says nothing of the rules" sh -c "! grep -q 'knowledge base' out.txt"
+run prune --kb-signals some kb.csv -o kbp.yaml
+expect_rc "--kb-signals some" 2
+expect_err "--kb-signals some: said" "--kb-signals some: want keep or prune"
 
 # ------------------------------------------------------------- options
 run prune --drop-constant node2.rvl node1.rvl -o swapped.yaml -q
