@@ -6,6 +6,9 @@
 #               when an earlier one failed (scripts/test-stages.sh); fails
 #               at the end naming every stage that failed
 #   make fuzz   the fuzz targets alone, FUZZ_SECONDS (10) each
+#   make deb    the Debian package $(BUILD)/reveal_VERSION_ARCH.deb of
+#               $(BUILD)/reveal, built first when out of date
+#               (scripts/build-deb.sh; README.md, "Install from a package")
 # Each stage also runs alone: make test-release, make test-san,
 # make test-fuzz. BUILD=dir / BUILD_SAN=dir choose other build folders.
 BUILD      ?= build
@@ -13,7 +16,7 @@ BUILD_SAN  ?= build-san
 BUILD_FUZZ ?= build-fuzz
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build deps run test test-release test-san test-fuzz fuzz bench eval eval-dev clean
+.PHONY: all build deps run test test-release test-san test-fuzz fuzz bench eval eval-dev deb clean
 
 all: build
 
@@ -81,6 +84,9 @@ eval: deps build
 eval-dev: build
 	@scripts/install-deps.sh --eval
 	@/usr/bin/python3 scripts/eval-dev.py --ablations
+
+deb:
+	@JOBS=$(JOBS) scripts/build-deb.sh --build $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_FUZZ)

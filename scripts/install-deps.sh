@@ -11,9 +11,12 @@ BUILD="cmake make gcc pkg-config libopenblas-dev liblapacke-dev zlib1g-dev libpf
        libsqlite3-dev libmicrohttpd-dev libyaml-dev
        libprotobuf-c-dev protobuf-c-compiler libsnappy-dev libcurl4-openssl-dev"
 TEST="libcmocka-dev clang python3 prometheus victoria-metrics stress-ng sqlite3 curl chromium nftables iproute2"
+# `make deb` (scripts/build-deb.sh: dpkg-shlibdeps, strip, chrpath) and
+# its test (tests/integration/deb.sh: lintian, systemd-analyze verify)
+DEB="dpkg-dev binutils chrpath lintian systemd"
 EVAL="python3-numpy python3-pandas python3-scipy python3-sklearn python3-statsmodels"
 
-want="$BUILD $TEST"
+want="$BUILD $TEST $DEB"
 for arg in "$@"; do
     case "$arg" in
     --eval) want="$want $EVAL" ;;

@@ -404,6 +404,7 @@ static void reload_config(struct agent *a)
 	RESTART_ONLY(learn_s, "learn");
 	RESTART_ONLY(reservoir_s, "reservoir");
 	RESTART_ONLY(remote_write, "remote_write");
+	RESTART_ONLY(actions, "actions");
 #undef RESTART_ONLY
 	rv_log_set_level(c.log_level);
 	a->cfg.log_level = c.log_level;
@@ -660,6 +661,8 @@ static void agent_free(struct agent *a)
 		rv_table_free(a->fit_table);
 	}
 	rv_agent_http_stop(a);
+	rv_agent_whose_stop(a);
+	rv_agent_actions_close(a);
 	rv_agent_rw_close(a, 0);
 	rv_agent_sinks_close(a);
 	rv_agent_store_close(a);
@@ -704,6 +707,10 @@ int rv_agent_run(const struct rv_agent_opts *o, struct rv_err *err)
 		rc = rv_agent_sinks_open(&a, err);
 	if (!rc)
 		rc = rv_agent_rw_open(&a, err);
+	if (!rc)
+		rc = rv_agent_whose_start(&a, err);
+	if (!rc)
+		rc = rv_agent_actions_open(&a, err);
 	if (!rc)
 		rv_agent_try_load_model(&a);
 	if (!rc && !a.model && a.cfg.learn_s <= 0)

@@ -42,6 +42,7 @@ struct agent_open {
 	struct rv_store_incident inc;      /* its id, summary and last cause */
 	double written_ts;                 /* data time it was last written */
 	double explained_ts;               /* data time it was last explained */
+	double whose_ts;                   /* data time its consumers were last asked for */
 };
 
 struct agent_source_stat {
@@ -106,6 +107,8 @@ struct agent {
 	double last_fit_wall;              /* data time of the last fit's end, 0: none */
 	double next_refit;                 /* data time of the next refit */
 
+	struct agent_whose *whose;         /* the attribution worker (whose.c), NULL: off */
+
 	/* sinks */
 	struct rv_store *store;
 	FILE *events;
@@ -122,6 +125,9 @@ struct agent {
 
 	/* remote write (remote.c); NULL: off */
 	struct agent_rw *rw;
+
+	/* incident actions (actions.c); NULL: none configured */
+	struct rv_actions *actions;
 
 	/* shared (mu) */
 	pthread_mutex_t mu;
@@ -191,9 +197,15 @@ void rv_agent_sink_result(struct agent *a, enum agent_sink s, int rc, const stru
 void rv_agent_store_fit(struct agent *a, const char *reason);
 /* One incident as the JSON object of /api/v1/incidents. */
 struct rv_buf;
-void rv_agent_incident_json(struct rv_buf *b, const struct rv_store_incident *in);
+struct rv_store_consumer;
+void rv_agent_incident_json(struct rv_buf *b, const struct rv_store_incident *in,
+			    const struct rv_store_consumer *cons, size_t ncons);
 /* "minor", "major" or "critical" for a peak fused score. */
 const char *rv_agent_severity(double peak);
+/* The events file's line of an incident event ("open", "close": its JSON
+ * object and a newline) appended to b. */
+void rv_agent_event_line(struct agent *a, const struct rv_store_incident *in, const char *event,
+			 struct rv_buf *b);
 
 /* http.c */
 int rv_agent_http_start(struct agent *a, struct rv_err *err);
@@ -203,8 +215,39 @@ struct rv_promtext;
 void rv_agent_metrics_detectors(const struct agent *a, struct rv_promtext *p);
 void rv_agent_http_stop(struct agent *a);
 
+/* whose.c: whose workload (attrib/), a live agent only; no-ops when off */
+int rv_agent_whose_start(struct agent *a, struct rv_err *err);
+void rv_agent_whose_stop(struct agent *a);
+/* Queues a measurement of the consumers of an incident of this subsystem
+ * (and of its ranking "cpu:0.712,mem:0.204"; never blocks); how often an
+ * open incident asks again, in seconds. */
+void rv_agent_whose_request(struct agent *a, uint64_t id, const char *subsystem,
+			    const char *ranked);
+double rv_agent_whose_every(void);
+/* Takes the finished measurements: store, log, kept for the JSON. */
+void rv_agent_whose_poll(struct agent *a);
+/* The newest consumers measured for incident id (up to max), 0: none yet. */
+struct rv_store_consumer;
+size_t rv_agent_whose_get(struct agent *a, uint64_t id, struct rv_store_consumer *out,
+			  size_t max);
+void rv_agent_whose_metrics(struct agent *a, struct rv_promtext *p);
+
 /* agent.c (detector names: rv_det_name, detect/detector.h) */
 double rv_agent_wall_s(void);              /* CLOCK_REALTIME, seconds */
+
+/* actions.c: incident actions (configuration actions, action/action.h);
+ * no-ops while none is configured. */
+struct rv_actions;
+/* Starts the configured actions (reads their password and token files). */
+int rv_agent_actions_open(struct agent *a, struct rv_err *err);
+/* Hands an "open" or "close" event to the actions (queued, never waited
+ * for); other events are ignored. */
+void rv_agent_actions_incident(struct agent *a, const struct rv_store_incident *in,
+			       const char *event);
+/* Their series on /metrics; the caller holds a->mu. */
+void rv_agent_actions_metrics(struct agent *a, struct rv_promtext *p);
+/* Stops them: the runs in progress end, the queued ones are dropped. */
+void rv_agent_actions_close(struct agent *a);
 
 /* remote.c: remote write of per-interval summaries (configuration
  * remote_write); every function is a no-op while it is off. */

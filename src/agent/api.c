@@ -194,6 +194,8 @@ static void metrics_page(struct agent *a, struct rv_promtext *p)
 		rv_prom_sample(p, "reveal_sink_errors_total", l, (double)a->sink_errors[s]);
 	}
 	remote_write_metrics((struct agent *)a, p);
+	rv_agent_whose_metrics((struct agent *)a, p);
+	rv_agent_actions_metrics((struct agent *)a, p);
 	if (a->cfg.http.raw_channels) {
 		rv_prom_family(p, "reveal_channel_value", "gauge",
 			       "Last value of each channel (gauges as read, counters as rates per "
@@ -340,6 +342,8 @@ static int h_status(void *ctx, const struct rv_http_req *req, struct rv_http_res
  */
 struct list_ctx {
 	struct rv_buf *b;
+	struct agent *a;
+	struct rv_store *st;                      /* the store being listed, or NULL */
 	size_t n;
 	uint64_t skip_id[RV_INCMERGE_OPEN_MAX];   /* the open ones, listed first */
 	size_t nskip;
@@ -348,12 +352,21 @@ struct list_ctx {
 static int list_one(void *ctx, const struct rv_store_incident *in)
 {
 	struct list_ctx *l = ctx;
+	struct rv_store_consumer cons[RV_STORE_CONS_MAX];
+	size_t ncons;
 
 	for (size_t i = 0; i < l->nskip; i++)
 		if (in->id == l->skip_id[i])
 			return 0;
+	ncons = rv_agent_whose_get(l->a, in->id, cons, RV_STORE_CONS_MAX);
+	if (!ncons && l->st) {
+		struct rv_err err = { 0 };
+
+		if (rv_store_get_consumers(l->st, in->id, cons, RV_STORE_CONS_MAX, &ncons, &err))
+			ncons = 0;
+	}
 	rv_buf_printf(l->b, "%s", l->n++ ? ",\n" : "\n");
-	rv_agent_incident_json(l->b, in);
+	rv_agent_incident_json(l->b, in, cons, ncons);
 	return 0;
 }
 
@@ -366,7 +379,7 @@ static int h_incidents(void *ctx, const struct rv_http_req *req, struct rv_http_
 	size_t nrecent = 0, nopen;
 	int rc = 0;
 	struct rv_buf b;
-	struct list_ctx l = { .b = &b };
+	struct list_ctx l = { .b = &b, .a = a };
 
 	if (q) {
 		char *end;
@@ -404,8 +417,10 @@ static int h_incidents(void *ctx, const struct rv_http_req *req, struct rv_http_
 		struct rv_err err = { 0 };
 
 		rc = rv_store_open(a->cfg.store.path, &st, &err);
+		l.st = st;
 		if (!rc)
 			rc = rv_store_list_incidents(st, -INFINITY, limit, list_one, &l, &err);
+		l.st = NULL;
 		rv_store_close(st);
 		if (rc)
 			rv_warn("agent: /api/v1/incidents: %s", rv_err_text(&err, rc));

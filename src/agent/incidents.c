@@ -137,6 +137,11 @@ static int report_open(struct agent *a, const struct rv_incident *open, double t
 	int have = 0;
 
 	fill_incident(a, open, 1, &cur.inc);
+	cur.whose_ts = prev ? prev->whose_ts : ts;
+	if (!prev || ts - prev->whose_ts >= rv_agent_whose_every()) {
+		rv_agent_whose_request(a, open->id, cur.inc.subsystem, cur.inc.subsystems);
+		cur.whose_ts = ts;
+	}
 	cur.written_ts = prev ? prev->written_ts : ts;
 	cur.explained_ts = ts;
 	if (write) {
@@ -171,6 +176,7 @@ void rv_agent_incidents_after_push(struct agent *a, double ts)
 	size_t n;
 	int absorb_at = -1;
 
+	rv_agent_whose_poll(a);
 	for (size_t i = 0; i < rv_incmerge_count(a->mg); i++) {
 		const struct rv_incident *in = rv_incmerge_get(a->mg, i);
 		struct rv_store_incident s;

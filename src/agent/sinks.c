@@ -86,10 +86,58 @@ static void subsystems_json(struct rv_buf *b, const char *text)
 	rv_buf_printf(b, "]");
 }
 
+static void json_str_field(struct rv_buf *b, const char *key, const char *v)
+{
+	rv_buf_printf(b, ",\"%s\":", key);
+	if (v[0])
+		rv_json_buf_str(b, v);
+	else
+		rv_buf_printf(b, "null");
+}
+
+/* ,"consumers":[{...}, ...]: whose workload took the resource (whose.c). */
+static void consumers_json(struct rv_buf *b, const struct rv_store_consumer *c, size_t n)
+{
+	rv_buf_printf(b, ",\"consumers\":[");
+	for (size_t i = 0; i < n; i++) {
+		rv_buf_printf(b, "%s{\"kind\":\"%s\",\"pid\":", i ? "," : "",
+			      c[i].is_cgroup ? "cgroup" : "process");
+		if (c[i].pid > 0)
+			rv_buf_printf(b, "%d", c[i].pid);
+		else
+			rv_buf_printf(b, "null");
+		json_str_field(b, "comm", c[i].comm);
+		json_str_field(b, "cmd", c[i].cmd);
+		json_str_field(b, "cgroup", c[i].cgroup);
+		json_str_field(b, "label", c[i].label);
+		json_str_field(b, "runtime", c[i].runtime);
+		json_str_field(b, "container", c[i].container);
+		json_str_field(b, "pod_uid", c[i].pod_uid);
+		json_str_field(b, "qos", c[i].qos);
+		json_str_field(b, "slurm_job", c[i].slurm_job);
+		json_str_field(b, "unit", c[i].unit);
+		json_str_field(b, "resource", c[i].resource);
+		rv_buf_printf(b, ",\"amount\":");
+		rv_json_buf_num(b, c[i].amount);
+		rv_buf_printf(b, ",\"before\":");
+		rv_json_buf_num(b, c[i].before);
+		rv_buf_printf(b, ",\"share\":");
+		rv_json_buf_num(b, c[i].share);
+		rv_buf_printf(b, ",\"pressure\":");
+		rv_json_buf_num(b, c[i].pressure);
+		rv_buf_printf(b, ",\"measured\":");
+		rv_json_buf_num(b, c[i].measured_ts);
+		json_str_field(b, "text", c[i].text);
+		rv_buf_printf(b, "}");
+	}
+	rv_buf_printf(b, "]");
+}
+
 /* event: "open" or "close" for an events line, which also carries time,
- * the timestamp of the sample that decided it; NULL for the API. */
+ * the timestamp of the sample that decided it; NULL for the API. cons: its
+ * consumers as measured so far (n may be 0). */
 static void incident_json(struct rv_buf *b, const struct rv_store_incident *in, const char *event,
-			  double time)
+			  double time, const struct rv_store_consumer *cons, size_t ncons)
 {
 	rv_buf_printf(b, "{");
 	if (event) {
@@ -154,12 +202,25 @@ static void incident_json(struct rv_buf *b, const struct rv_store_incident *in, 
 		rv_json_buf_num(b, in->sig[i].value);
 		rv_buf_printf(b, "}");
 	}
-	rv_buf_printf(b, "]}");
+	rv_buf_printf(b, "]");
+	consumers_json(b, cons, ncons);
+	rv_buf_printf(b, "}");
 }
 
-void rv_agent_incident_json(struct rv_buf *b, const struct rv_store_incident *in)
+void rv_agent_incident_json(struct rv_buf *b, const struct rv_store_incident *in,
+			    const struct rv_store_consumer *cons, size_t ncons)
 {
-	incident_json(b, in, NULL, 0.0);
+	incident_json(b, in, NULL, 0.0, cons, ncons);
+}
+
+void rv_agent_event_line(struct agent *a, const struct rv_store_incident *in, const char *event,
+			 struct rv_buf *b)
+{
+	struct rv_store_consumer cons[RV_STORE_CONS_MAX];
+	size_t ncons = rv_agent_whose_get(a, in->id, cons, RV_STORE_CONS_MAX);
+
+	incident_json(b, in, event, a->data_ts, cons, ncons);
+	rv_buf_printf(b, "\n");
 }
 
 static void write_event(struct agent *a, const struct rv_store_incident *in, const char *event)
@@ -171,8 +232,7 @@ static void write_event(struct agent *a, const struct rv_store_incident *in, con
 	if (!a->events)
 		return;
 	rv_buf_init(&b, 0);
-	incident_json(&b, in, event, a->data_ts);
-	rv_buf_printf(&b, "\n");
+	rv_agent_event_line(a, in, event, &b);
 	if (rv_buf_failed(&b))
 		rc = rv_err_set(&err, -ENOMEM, "out of memory");
 	else if (fwrite(b.data, 1, b.len, a->events) != b.len || fflush(a->events) != 0)
@@ -216,6 +276,7 @@ void rv_agent_report_incident(struct agent *a, const struct rv_store_incident *i
 	}
 	if (strcmp(event, "update") != 0)
 		write_event(a, in, event);
+	rv_agent_actions_incident(a, in, event);   /* open and close only */
 }
 
 void rv_agent_store_fit(struct agent *a, const char *reason)

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "detect/ensemble.h"
+#include "rv_commit.h"  /* REVEAL_COMMIT, generated in the build folder */
 
 enum { HEAP_BLOCK_MAX = 256 << 20 };    /* bytes */
 
@@ -41,7 +42,7 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'reveal <command> --help' describes a command's options.\n"
-		   "'reveal --version' prints the version.\n");
+		   "'reveal --version' prints the version and the commit.\n");
 }
 
 /*
@@ -74,7 +75,7 @@ int main(int argc, char **argv)
 		return RV_EXIT_OK;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
-		printf("reveal %s\n", REVEAL_VERSION);
+		printf("reveal %s (commit %s)\n", REVEAL_VERSION, REVEAL_COMMIT);
 		return RV_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

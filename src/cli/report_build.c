@@ -114,6 +114,39 @@ static int evidence_of_stored(const struct rv_store_details *d, struct rv_eviden
 	return rc;
 }
 
+/* The stored consumers of incident id into r (pool copies); a read error
+ * leaves the incident without them and says so in the note. */
+static void consumers_of(struct rv_pool *pl, struct rv_store *st, uint64_t id,
+			 struct rv_report_incident *r)
+{
+	struct rv_store_consumer c[RV_STORE_CONS_MAX];
+	struct rv_report_consumer *out;
+	struct rv_err err;
+	size_t n = 0;
+
+	rv_err_clear(&err);
+	if (rv_store_get_consumers(st, id, c, RV_STORE_CONS_MAX, &n, &err) < 0) {
+		rv_cli_error("report", "%s (the report goes on without them)", err.msg);
+		n = 0;
+	}
+	out = n ? rv_pool_zalloc(pl, n, sizeof(*out)) : NULL;
+	for (size_t i = 0; out && i < n; i++)
+		out[i] = (struct rv_report_consumer){
+			.text = rv_pool_str(pl, c[i].text), .is_cgroup = c[i].is_cgroup,
+			.pid = c[i].pid, .comm = rv_pool_str(pl, c[i].comm),
+			.cmd = rv_pool_str(pl, c[i].cmd), .cgroup = rv_pool_str(pl, c[i].cgroup),
+			.label = rv_pool_str(pl, c[i].label),
+			.runtime = rv_pool_str(pl, c[i].runtime),
+			.container = rv_pool_str(pl, c[i].container),
+			.pod_uid = rv_pool_str(pl, c[i].pod_uid), .qos = rv_pool_str(pl, c[i].qos),
+			.slurm_job = rv_pool_str(pl, c[i].slurm_job),
+			.unit = rv_pool_str(pl, c[i].unit),
+			.resource = rv_pool_str(pl, c[i].resource), .amount = c[i].amount,
+			.before = c[i].before, .share = c[i].share, .pressure = c[i].pressure,
+			.measured_ts = c[i].measured_ts };
+	rv_report_set_consumers(pl, r, out, out ? n : 0);
+}
+
 static int explain_stored(struct rv_pool *pl, struct rv_store *st, const struct rv_kb *kb,
 			  const struct rv_report_in *in, struct rv_report_incident *r)
 {
@@ -129,6 +162,7 @@ static int explain_stored(struct rv_pool *pl, struct rv_store *st, const struct 
 	rc = rv_store_get_details(st, in->id, &d, &err);
 	if (rc == -ENOENT) {
 		rv_report_fill_signals(pl, r, in, NULL, NULL, 0);
+		consumers_of(pl, st, in->id, r);
 		r->note = in->open ? "The incident is still open and its evidence was not stored yet:"
 				     " signals show the agent's baseline and value; no causes,"
 				     " no plots."
@@ -157,6 +191,7 @@ static int explain_stored(struct rv_pool *pl, struct rv_store *st, const struct 
 		if (in->open)
 			r->note = "The incident was still open when this report was made: the"
 				  " evidence is from the agent's last update.";
+		consumers_of(pl, st, in->id, r);
 	}
 	rv_evidence_free(&ev);
 	rv_store_details_free(&d);

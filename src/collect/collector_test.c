@@ -26,43 +26,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/alloc_testutil.h"   /* counting, allocs (RV_COUNT_ALLOCS) */
 #include "collect/collector.h"
 #include "collect/pfile.h"
 #include "collect/sources.h"
 
 enum { NS_PER_S = 1000000000 };
-
-/*
- * Allocation counting for the "sample allocates nothing" check: this test
- * executable's malloc family counts calls while `counting` is set and
- * forwards to glibc's. Not under AddressSanitizer, which owns malloc.
- */
-#if !defined(__SANITIZE_ADDRESS__)
-#define RV_COUNT_ALLOCS 1
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t m);
-extern void *__libc_realloc(void *p, size_t n);
-static int counting;
-static unsigned long allocs;
-
-void *malloc(size_t n)
-{
-	allocs += (unsigned long)counting;
-	return __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t m)
-{
-	allocs += (unsigned long)counting;
-	return __libc_calloc(n, m);
-}
-
-void *realloc(void *p, size_t n)
-{
-	allocs += (unsigned long)counting;
-	return __libc_realloc(p, n);
-}
-#endif
 
 
 static const char *fixtures(void)

@@ -27,38 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/alloc_testutil.h"   /* counting, allocs (RV_COUNT_ALLOCS) */
 #include "catalog/catalog.h"
 #include "collect/sources.h"
 #include "collect/sys_cgroup.h"
-
-/* Allocation counting as in collector_test.c; not under AddressSanitizer,
- * which owns malloc. */
-#if !defined(__SANITIZE_ADDRESS__)
-#define RV_COUNT_ALLOCS 1
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t m);
-extern void *__libc_realloc(void *p, size_t n);
-static int counting;
-static unsigned long allocs;
-
-void *malloc(size_t n)
-{
-	allocs += (unsigned long)counting;
-	return __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t m)
-{
-	allocs += (unsigned long)counting;
-	return __libc_calloc(n, m);
-}
-
-void *realloc(void *p, size_t n)
-{
-	allocs += (unsigned long)counting;
-	return __libc_realloc(p, n);
-}
-#endif
 
 enum { PATH_LEN = 512, NCH = 3, CH_PERIODS = 0, CH_TIME = 1, CH_QUOTAS = 2 };
 

@@ -330,6 +330,19 @@ static const char *url_problem(const char *s, size_t len)
 	return NULL;
 }
 
+/* Letters, digits, '.', '_', '-': a name for log lines and metric labels. */
+static int ident_valid(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		char ch = s[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-'))
+			return 0;
+	}
+	return 1;
+}
+
 /* ------------------------------------------------------ parsing one value */
 
 /* "WHERE KEY: 'VALUE' " and then fmt. */
@@ -454,6 +467,8 @@ static int set_string(const struct rv_cfg_key *k, const char *s, size_t len, voi
 		return rv_err_set(err, -EINVAL, "%s%s: must not be empty", o->where, o->key);
 	if ((k->flags & K_ADDR) && len > 0 && !addr_valid(s, len))
 		return bad(o, err, "is not HOST:PORT (like 127.0.0.1:9464 or [::1]:9464)");
+	if ((k->flags & K_IDENT) && !ident_valid(s, len))
+		return bad(o, err, "is not a name (letters, digits, '.', '_', '-')");
 	if (why)
 		return bad(o, err, "%s", why);
 	memcpy(field, s, len);
@@ -464,10 +479,19 @@ static int set_string(const struct rv_cfg_key *k, const char *s, size_t len, voi
 int rv_cfg_set_value(const struct rv_cfg_key *k, const char *s, size_t len,
 		     struct rv_config *c, const char *where, struct rv_err *err)
 {
-	struct rv_cfg_origin o = { .where = where };
-	void *field = (char *)c + k->off;
+	char name[CFG_TEXT_MAX];
 
-	rv_cfg_full_name(k, o.key, sizeof(o.key));
+	rv_cfg_full_name(k, name, sizeof(name));
+	return rv_cfg_set_named(k, name, s, len, c, where, err);
+}
+
+int rv_cfg_set_named(const struct rv_cfg_key *k, const char *name, const char *s, size_t len,
+		     void *base, const char *where, struct rv_err *err)
+{
+	struct rv_cfg_origin o = { .where = where };
+	void *field = (char *)base + k->off;
+
+	snprintf(o.key, sizeof(o.key), "%s", name);
 	rv_cfg_show(s, len, o.shown, sizeof(o.shown));
 	if (memchr(s, '\0', len))
 		return rv_err_set(err, -EINVAL, "%s%s: the value contains a NUL byte", where,
@@ -476,7 +500,7 @@ int rv_cfg_set_value(const struct rv_cfg_key *k, const char *s, size_t len,
 	case K_STR:
 		return set_string(k, s, len, field, &o, err);
 	case K_LIST:
-		return rv_cfg_set_list(k, s, len, c, &o, err);
+		return rv_cfg_set_list(k, s, len, base, &o, err);
 	case K_BOOL:
 	case K_ENUM:
 		return set_choice(k, s, field, &o, err);
@@ -535,6 +559,8 @@ const char *rv_cfg_known_keys(int sect, char *buf, size_t n)
 	}
 	for (int i = 0; sect < 0 && i < RV_CFG_NSECT && used < n; i++)
 		used += (size_t)snprintf(buf + used, n - used, ", %s", rv_cfg_sections[i].name);
+	if (sect < 0 && used < n)
+		snprintf(buf + used, n - used, ", %s", RV_CFG_ACTIONS);
 	return buf;
 }
 
@@ -549,6 +575,10 @@ int rv_config_set(struct rv_config *c, const char *key, const char *value, struc
 	if (!key || !value)
 		return rv_err_set(err, -EINVAL, "rv_config_set: %s is NULL", key ? "value" : "key");
 	rv_cfg_show(key, strlen(key), shown, sizeof(shown));
+	if (strncmp(key, RV_CFG_ACTIONS, strlen(RV_CFG_ACTIONS)) == 0 &&
+	    strchr(".[", key[strlen(RV_CFG_ACTIONS)]))
+		return rv_err_set(err, -EINVAL, "'%s': actions is a list of mappings: set it in the "
+				  "configuration file (docs/AGENT.md, Actions)", shown);
 	sect = rv_cfg_find_section(key, dot ? (size_t)(dot - key) : strlen(key));
 	if (!dot && sect >= 0)
 		return rv_err_set(err, -EINVAL, "'%s' is a section; name one of its keys (%s)",
@@ -581,7 +611,7 @@ static int check_field(const struct rv_cfg_key *k, const struct rv_config *c,
 		return rv_cfg_set_value(k, field, strlen(field), scratch, "", err);
 	}
 	if (k->type == K_LIST)
-		return rv_cfg_check_list(k, c, err);
+		return rv_cfg_check_list(k, name, c, err);
 	rv_cfg_fmt_field(k, c, text, sizeof(text));
 	return rv_cfg_set_value(k, text, strlen(text), scratch, "", err);
 }
@@ -681,6 +711,8 @@ int rv_config_check(const struct rv_config *c, struct rv_err *err)
 	free(scratch);
 	if (rc == 0)
 		rc = cross_check(c, err);
-	return rc ? rc : remote_write_check(c, err);
+	if (rc == 0)
+		rc = remote_write_check(c, err);
+	return rc ? rc : rv_cfg_check_actions(c, err);
 }
 

@@ -8,7 +8,10 @@
  * row of a table in config.c (type, field, range, description); the loader,
  * rv_config_set, rv_config_check and rv_config_write all walk that table,
  * and deploy/reveal.yaml is what rv_config_write prints for the defaults
- * (config_test.c compares them, so the example cannot drift).
+ * (config_test.c compares them, so the example cannot drift). The one key
+ * that is a list of mappings, actions (what runs when an incident opens or
+ * closes), has a table of its own per entry (config_actions.c); it is set
+ * in the file only.
  *
  * Order of use: rv_config_defaults, rv_config_load (a file overrides what
  * it names), rv_config_set per flag, then rv_config_check once.
@@ -43,6 +46,14 @@ enum {
 	RV_CFG_SPAN_SAMPLES_MAX = 100000,
 	RV_CFG_LIST_MAX = 32,          /* items of a list of strings */
 	RV_CFG_ITEM_MAX = 256,         /* one item (with the NUL) */
+	RV_CFG_ACTIONS_MAX = 16,       /* entries of actions: */
+	RV_CFG_ACTION_NAME_MAX = 64,   /* an action's name (with the NUL) */
+	RV_CFG_ARGV_MAX = 32,          /* items of an action's command */
+	RV_CFG_ACTION_HEADERS_MAX = 8, /* an action's webhook headers */
+	RV_CFG_ACTION_STR_MAX = 1024,  /* its webhook URL and file paths (with the NUL) */
+	RV_CFG_EVENT_NAME_MAX = 8,     /* "open", "close" (with the NUL) */
+	RV_CFG_SUBSYS_MAX = 6,         /* subsystems an action names */
+	RV_CFG_SUBSYS_NAME_MAX = 8,    /* "storage" (with the NUL) */
 };
 
 /* A list of strings (remote_write.channels, .labels, .headers). */
@@ -66,6 +77,39 @@ enum rv_cfg_severity {
 	RV_CFG_SEV_MAJOR = RV_SEV_MAJOR,
 	RV_CFG_SEV_CRITICAL = RV_SEV_CRITICAL,
 };
+
+/*
+ * One entry of actions: what runs when an incident opens or closes
+ * (docs/AGENT.md, "Actions"). Lists are items with their count right
+ * after them, as rv_cfg_list's; none of them is a pointer. Exactly one
+ * of command (argc > 0) and webhook ("" = none); the headers, credentials
+ * and TLS files belong to a webhook.
+ */
+struct rv_cfg_action {
+	char name[RV_CFG_ACTION_NAME_MAX];          /* letters, digits, '.', '_', '-' */
+	char on[2][RV_CFG_EVENT_NAME_MAX];          /* "open", "close": default [open] */
+	size_t n_on;
+	char subsystems[RV_CFG_SUBSYS_MAX][RV_CFG_SUBSYS_NAME_MAX]; /* none = any */
+	size_t n_subsystems;
+	char command[RV_CFG_ARGV_MAX][RV_CFG_ITEM_MAX];  /* argv, no shell */
+	size_t argc;
+	char headers[RV_CFG_ACTION_HEADERS_MAX][RV_CFG_ITEM_MAX]; /* "Name: value" */
+	size_t n_headers;
+	char webhook[RV_CFG_ACTION_STR_MAX];        /* http(s) URL; "" = a command */
+	char username[RV_CFG_STR_MAX];
+	char password_file[RV_CFG_ACTION_STR_MAX];
+	char bearer_token_file[RV_CFG_ACTION_STR_MAX];
+	char tls_ca_file[RV_CFG_ACTION_STR_MAX];
+	char tls_cert_file[RV_CFG_ACTION_STR_MAX];
+	char tls_key_file[RV_CFG_ACTION_STR_MAX];
+	double timeout_s;                           /* one run; default 10 s */
+	enum rv_cfg_severity min_severity;          /* default minor: every incident */
+	bool tls_insecure;
+};
+
+/* The names an action's subsystems may hold (catalog/catalog.h's, which
+ * config/ does not include; the agent checks that they agree), then NULL. */
+extern const char *const rv_cfg_subsystem_names[RV_CFG_SUBSYS_MAX + 1];
 
 /* Durations are seconds (double), sizes bytes; 0 means "never" / "keep" /
  * "none" where the key's description says so. Strings are NUL-terminated
@@ -133,10 +177,18 @@ struct rv_config {
 		uint64_t queue_size_bytes;     /* requests waiting while the receiver is away */
 		double time_offset_s;          /* added to every sample's time */
 	} remote_write;
+	struct {
+		struct rv_cfg_action item[RV_CFG_ACTIONS_MAX];
+		size_t n;                      /* 0 = none */
+	} actions;
 };
 
-/* Fills c with the defaults (those deploy/reveal.yaml shows). */
+/* Fills c with the defaults (those deploy/reveal.yaml shows): no actions. */
 void rv_config_defaults(struct rv_config *c);
+
+/* Fills a with an action's defaults: no name, on [open], min_severity
+ * minor, any subsystem, no command or webhook, timeout 10 s. */
+void rv_cfg_action_defaults(struct rv_cfg_action *a);
 
 /*
  * Reads the YAML file at path over *c: keys the file names replace the
@@ -161,8 +213,9 @@ int rv_config_load_string(const char *text, size_t len, const char *name_for_err
  * (known in 'http': ...)"). A list key (collect.exclude, remote_write.
  * channels, .labels, .headers) takes comma-separated items, blanks around
  * them dropped ("perf,sys.thermal"; "" = none), and replaces the whole
- * list; an item that contains a comma needs a YAML list in the file. On
- * error *c is unchanged. Returns 0 or -EINVAL.
+ * list; an item that contains a comma needs a YAML list in the file.
+ * actions, a list of mappings, is set in the file only. On error *c is
+ * unchanged. Returns 0 or -EINVAL.
  */
 int rv_config_set(struct rv_config *c, const char *key, const char *value, struct rv_err *err);
 
@@ -189,7 +242,9 @@ int rv_config_write(FILE *f, const struct rv_config *c);
  * >= window; collect.rediscover 0 or >= interval; remote_write.interval
  * >= interval; remote_write.username and .bearer_token_file not both;
  * .password_file needs .username; .tls_key_file needs .tls_cert_file
- * (whether these files exist is the agent's to check). A span in samples counts
+ * (whether these files exist is the agent's to check); every action's
+ * keys as the loader checks them, exactly one of command and webhook,
+ * webhook keys only with a webhook, names unique. A span in samples counts
  * as samples x interval. Returns 0, -EINVAL with a message naming the keys
  * ("detect.step (4s) is longer than detect.window (3s)"), or -ENOMEM.
  */

@@ -1,6 +1,7 @@
 /*
  * config_list.c - the keys whose value is a list of strings
- * (collect.exclude, remote_write.channels, .labels, .headers): the rule
+ * (collect.exclude, remote_write.channels, .labels, .headers; an action's
+ * on, subsystems, command and headers): the rule
  * each key's items follow, reading a list item by item (YAML sequences)
  * or from comma-separated text (rv_config_set, a YAML scalar), storing it,
  * checking a stored one again, and reading it back for the writer. See
@@ -54,6 +55,14 @@ static const char *const own_headers[] = {
 	"Content-Type", "Content-Encoding", "Content-Length", "Transfer-Encoding",
 	"X-Prometheus-Remote-Write-Version", NULL,
 };
+
+/* Headers the agent sets on a webhook's POST. */
+static const char *const webhook_headers[] = {
+	"Content-Type", "Content-Length", "Transfer-Encoding", NULL,
+};
+
+/* The events an action runs on, by enum rv_cfg_event. */
+static const char *const event_names[] = { "open", "close", NULL };
 
 __attribute__((format(printf, 3, 4)))
 static int say(char *why, size_t n, const char *fmt, ...)
@@ -166,9 +175,10 @@ static int is_tchar(char ch)
 	return is_alpha(ch) || is_digit(ch) || (ch && strchr("!#$%&'*+-.^_`|~", ch));
 }
 
-/* "Name: value": an HTTP header name, a value on one line. */
-static int header_problem(const char *s, size_t len, const struct rv_cfg_list *before,
-			  char *why, size_t n)
+/* "Name: value": an HTTP header name, a value on one line, not one of own
+ * (which own_what names in the message). */
+static int any_header_problem(const char *s, size_t len, const struct rv_cfg_list *before,
+			      const char *const *own, const char *own_what, char *why, size_t n)
 {
 	const char *colon = memchr(s, ':', len), *v, *end = s + len;
 	size_t nl = colon ? (size_t)(colon - s) : 0;
@@ -191,11 +201,64 @@ static int header_problem(const char *s, size_t len, const struct rv_cfg_list *b
 	if (nl == strlen("Authorization") && strncasecmp(s, "Authorization", nl) == 0)
 		return say(why, n, "would put a secret in the configuration: use username and "
 			   "password_file, or bearer_token_file");
-	if (listed(own_headers, s, nl, 1))
-		return say(why, n, "sets a header of the remote-write protocol, which the agent "
-			   "sets itself");
+	if (listed(own, s, nl, 1))
+		return say(why, n, "%s", own_what);
 	if (same_name(before, s, nl, ':', 1))
 		return say(why, n, "sets header '%.*s' a second time", (int)nl, s);
+	return 0;
+}
+
+static int header_problem(const char *s, size_t len, const struct rv_cfg_list *before,
+			  char *why, size_t n)
+{
+	return any_header_problem(s, len, before, own_headers, "sets a header of the "
+				  "remote-write protocol, which the agent sets itself", why, n);
+}
+
+static int webhook_header_problem(const char *s, size_t len, const struct rv_cfg_list *before,
+				  char *why, size_t n)
+{
+	return any_header_problem(s, len, before, webhook_headers, "sets a header the agent "
+				  "sets itself (Content-Type, Content-Length, Transfer-Encoding)",
+				  why, n);
+}
+
+/* One of names, not an item of before already. */
+static int choice_problem(const char *s, size_t len, const struct rv_cfg_list *before,
+			  const char *const *names, const char *what, char *why, size_t n)
+{
+	char all[CFG_LIST_TEXT_MAX];
+	size_t used = 0;
+
+	for (size_t i = 0; i < before->n; i++)
+		if (strlen(before->item[i]) == len && memcmp(before->item[i], s, len) == 0)
+			return say(why, n, "is named a second time");
+	if (listed(names, s, len, 0))
+		return 0;
+	all[0] = '\0';
+	for (size_t i = 0; names[i] && used < sizeof(all); i++)
+		used += (size_t)snprintf(all + used, sizeof(all) - used, "%s%s", i ? ", " : "",
+					 names[i]);
+	return say(why, n, "is not %s (%s)", what, all);
+}
+
+static int event_problem(const char *s, size_t len, const struct rv_cfg_list *before,
+			 char *why, size_t n)
+{
+	return choice_problem(s, len, before, event_names, "an event", why, n);
+}
+
+static int subsystem_problem(const char *s, size_t len, const struct rv_cfg_list *before,
+			     char *why, size_t n)
+{
+	return choice_problem(s, len, before, rv_cfg_subsystem_names, "a subsystem", why, n);
+}
+
+/* An argument: any text (UTF-8 without NUL, checked before); the program,
+ * the first, must not be empty (config_actions.c). */
+static int arg_problem(const char *s, size_t len, const struct rv_cfg_list *before,
+		       char *why, size_t n)
+{
 	return 0;
 }
 
@@ -205,6 +268,11 @@ static const struct item_rule rules[] = {
 	{ K_LABELS, "a label (name=value)", "label", "labels", label_problem },
 	{ K_HEADERS, "a header ('Name: value', quoted in YAML)", "header", "headers",
 	  header_problem },
+	{ K_EVENTS, "an event (open, close)", "event", "events", event_problem },
+	{ K_SUBSYS, "a subsystem", "subsystem", "subsystems", subsystem_problem },
+	{ K_ARGS, "an argument", "argument", "arguments", arg_problem },
+	{ K_WHEADERS, "a header ('Name: value', quoted in YAML)", "header", "headers",
+	  webhook_header_problem },
 };
 
 static const struct item_rule *rule_of(const struct rv_cfg_key *k)
@@ -267,10 +335,9 @@ int rv_cfg_add_item(const struct rv_cfg_key *k, struct rv_cfg_list *l, const cha
 	return 0;
 }
 
-void rv_cfg_store_list(const struct rv_cfg_key *k, const struct rv_cfg_list *l,
-		       struct rv_config *c)
+void rv_cfg_store_list(const struct rv_cfg_key *k, const struct rv_cfg_list *l, void *base)
 {
-	char *items = (char *)c + k->off;
+	char *items = (char *)base + k->off;
 	size_t w = stride(k);
 
 	memset(items, 0, k->size);
@@ -279,18 +346,18 @@ void rv_cfg_store_list(const struct rv_cfg_key *k, const struct rv_cfg_list *l,
 	memcpy(items + k->size, &l->n, sizeof(l->n));
 }
 
-size_t rv_cfg_list_count(const struct rv_cfg_key *k, const struct rv_config *c)
+size_t rv_cfg_list_count(const struct rv_cfg_key *k, const void *base)
 {
 	size_t n;
 
-	memcpy(&n, (const char *)c + k->off + k->size, sizeof(n));
+	memcpy(&n, (const char *)base + k->off + k->size, sizeof(n));
 	return n;
 }
 
-const char *rv_cfg_list_item(const struct rv_cfg_key *k, const struct rv_config *c, size_t i,
+const char *rv_cfg_list_item(const struct rv_cfg_key *k, const void *base, size_t i,
 			     size_t *len)
 {
-	const char *item = (const char *)c + k->off + i * stride(k);
+	const char *item = (const char *)base + k->off + i * stride(k);
 
 	*len = strnlen(item, stride(k));
 	return item;
@@ -302,7 +369,7 @@ static int is_blank(char ch)
 }
 
 int rv_cfg_set_list(const struct rv_cfg_key *k, const char *s, size_t len,
-		    struct rv_config *c, const struct rv_cfg_origin *o, struct rv_err *err)
+		    void *base, const struct rv_cfg_origin *o, struct rv_err *err)
 {
 	struct rv_cfg_list l = { .n = 0 };
 	const char *p = s, *end = s + len;
@@ -327,23 +394,22 @@ int rv_cfg_set_list(const struct rv_cfg_key *k, const char *s, size_t len,
 			return -EINVAL;
 		p = comma ? comma + 1 : end;
 	}
-	rv_cfg_store_list(k, &l, c);
+	rv_cfg_store_list(k, &l, base);
 	return 0;
 }
 
-int rv_cfg_check_list(const struct rv_cfg_key *k, const struct rv_config *c,
+int rv_cfg_check_list(const struct rv_cfg_key *k, const char *name, const void *base,
 		      struct rv_err *err)
 {
 	const struct item_rule *r = rule_of(k);
 	struct rv_cfg_list l = { .n = 0 };
-	size_t n = rv_cfg_list_count(k, c), len;
-	char name[CFG_TEXT_MAX], why[CFG_LIST_TEXT_MAX];
+	size_t n = rv_cfg_list_count(k, base), len;
+	char why[CFG_LIST_TEXT_MAX];
 
-	rv_cfg_full_name(k, name, sizeof(name));
 	if (n > (size_t)k->max)
 		return rv_err_set(err, -EINVAL, "%s: more than %.0f %s", name, k->max, r->plural);
 	for (size_t i = 0; i < n; i++) {
-		const char *s = rv_cfg_list_item(k, c, i, &len);
+		const char *s = rv_cfg_list_item(k, base, i, &len);
 
 		if (len == stride(k))
 			return rv_err_set(err, -EINVAL, "%s: %s %zu is not NUL-terminated", name,

@@ -23,8 +23,8 @@ enum { FILE_MAX_BYTES = 1 << 20 };  /* a configuration file larger than this is 
 struct loader {
 	struct rv_yaml y;             /* the event stream, name, err */
 	struct rv_config *c;
-	yaml_mark_t key_mark[RV_CFG_NKEYS], sect_mark[RV_CFG_NSECT];
-	unsigned char key_seen[RV_CFG_NKEYS], sect_seen[RV_CFG_NSECT];
+	yaml_mark_t key_mark[RV_CFG_NKEYS], sect_mark[RV_CFG_NSECT], actions_mark;
+	unsigned char key_seen[RV_CFG_NKEYS], sect_seen[RV_CFG_NSECT], actions_seen;
 };
 
 /* "FILE:LINE:COL: " for a libyaml mark (0-based) into buf. */
@@ -124,6 +124,19 @@ static int key_error(struct loader *ld, int sect, int duplicate, yaml_mark_t fir
 			  rv_cfg_known_keys(sect, known, sizeof(known)));
 }
 
+/* The key actions (config_actions.c reads its list) is current. */
+static int load_actions(struct loader *ld)
+{
+	int rc;
+
+	if (ld->actions_seen)
+		return key_error(ld, -1, 1, ld->actions_mark);
+	ld->actions_seen = 1;
+	ld->actions_mark = ld->y.ev.start_mark;
+	rc = next(ld);
+	return rc ? rc : rv_cfg_load_actions(&ld->y, ld->c);
+}
+
 /* The key event of one entry of section sect (-1: top level) is current. */
 static int load_entry(struct loader *ld, int sect)
 {
@@ -141,6 +154,8 @@ static int load_entry(struct loader *ld, int sect)
 				  rv_yaml_node_kind(e));
 	s = (const char *)e->data.scalar.value;
 	len = e->data.scalar.length;
+	if (sect < 0 && len == strlen(RV_CFG_ACTIONS) && memcmp(s, RV_CFG_ACTIONS, len) == 0)
+		return load_actions(ld);
 	ki = rv_cfg_find_key(sect, s, len);
 	if (ki < 0 && sect < 0)
 		si = rv_cfg_find_section(s, len);

@@ -61,6 +61,7 @@ static void test_defaults(void **state)
 	rw.remote_write.timeout_s = 10.0;
 	rw.remote_write.queue_size_bytes = 32ULL << 20;
 	assert_memory_equal(&c.remote_write, &rw.remote_write, sizeof(c.remote_write));
+	assert_int_equal(c.actions.n, 0);
 	rv_err_clear(&err);
 	assert_int_equal(rv_config_check(&c, &err), 0);
 }
@@ -130,6 +131,9 @@ static void test_full_file(void **state)
 	assert_true(c.remote_write.timeout_s == 60.0);
 	assert_true(c.remote_write.queue_size_bytes == 1ULL << 30);
 	assert_true(c.remote_write.time_offset_s == 400 * 86400.0);
+	assert_int_equal(c.actions.n, 1);
+	assert_string_equal(c.actions.item[0].name, "taint");
+	assert_int_equal(c.actions.item[0].argc, 3);
 	/* 30 samples at 250 ms = 7.5 s: a step of 1.5 s fits */
 	rv_err_clear(&err);
 	if (rv_config_check(&c, &err) != 0)

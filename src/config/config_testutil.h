@@ -4,7 +4,7 @@
  * of two configurations, load() of a text over the defaults, message
  * checks, rv_config_write into memory and back, and full_file, a configuration in
  * which every key differs from its default (but remote_write's
- * bearer_token_file, which excludes its username).
+ * bearer_token_file, which excludes its username), one action included.
  *
  * Header-only on purpose: the build compiles every .c file of src/config
  * that is not a *_test.c into the library. Everything here is static, so
@@ -62,6 +62,9 @@ static inline const char *cfg_diff(const struct rv_config *a, const struct rv_co
 	SAME_STR(remote_write.tls_cert_file); SAME_STR(remote_write.tls_key_file);
 	SAME_NUM(remote_write.tls_insecure); SAME_NUM(remote_write.timeout_s);
 	SAME_NUM(remote_write.queue_size_bytes); SAME_NUM(remote_write.time_offset_s);
+	SAME_NUM(actions.n);
+	for (size_t i = 0; i < a->actions.n && i < RV_CFG_ACTIONS_MAX; i++)
+		SAME_NUM(actions.item[i]);   /* loaded ones are zero past every string */
 	return NULL;
 }
 
@@ -202,7 +205,10 @@ static const char full_file[] =
 	"  tls_insecure: true\n"
 	"  timeout: 1m\n"
 	"  queue_size: 1GiB\n"
-	"  time_offset: 400d\n";
+	"  time_offset: 400d\n"
+	"actions:\n"
+	"  - name: taint\n"
+	"    command: [/usr/local/bin/taint, --reason, reveal]\n";
 
 
 #endif

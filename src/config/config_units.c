@@ -162,9 +162,9 @@ void rv_cfg_fmt_span(const struct rv_cfg_span *s, char *buf, size_t n)
 
 /* The value of a field of type K_DUR, K_SIZE, K_UINT, K_BOOL, K_ENUM or
  * K_SPAN as the loader reads it ("100ms", "1GiB", "true", "info"). */
-void rv_cfg_fmt_field(const struct rv_cfg_key *k, const struct rv_config *c, char *buf, size_t n)
+void rv_cfg_fmt_field(const struct rv_cfg_key *k, const void *base, char *buf, size_t n)
 {
-	const char *field = (const char *)c + k->off;
+	const char *field = (const char *)base + k->off;
 	int v, nchoices = 0;
 
 	switch (k->type) {

@@ -48,7 +48,7 @@ static void write_quoted(FILE *f, const char *s, size_t len)
 }
 
 /* doc and then more as comment lines wrapped at DOC_WIDTH columns. */
-static void write_doc(FILE *f, int indent, const char *doc, const char *more)
+void rv_cfg_write_doc(FILE *f, int indent, const char *doc, const char *more)
 {
 	char text[CFG_LIST_TEXT_MAX * 2];
 	size_t col = 0;
@@ -69,26 +69,26 @@ static void write_doc(FILE *f, int indent, const char *doc, const char *more)
 	fputc('\n', f);
 }
 
-static void write_value(FILE *f, const struct rv_cfg_key *k, const struct rv_config *c)
+void rv_cfg_write_value(FILE *f, const struct rv_cfg_key *k, const void *base)
 {
-	const char *field = (const char *)c + k->off;
+	const char *field = (const char *)base + k->off;
 	char text[CFG_TEXT_MAX];
 
 	if (k->type == K_STR) {
 		write_quoted(f, field, strnlen(field, k->size));
 	} else if (k->type == K_LIST) {
-		size_t n = rv_cfg_list_count(k, c), len;
+		size_t n = rv_cfg_list_count(k, base), len;
 
 		fputc('[', f);
 		for (size_t i = 0; i < n && i < (size_t)k->max; i++) {
-			const char *item = rv_cfg_list_item(k, c, i, &len);
+			const char *item = rv_cfg_list_item(k, base, i, &len);
 
 			fputs(i ? ", " : "", f);
 			write_quoted(f, item, len);
 		}
 		fputc(']', f);
 	} else {
-		rv_cfg_fmt_field(k, c, text, sizeof(text));
+		rv_cfg_fmt_field(k, base, text, sizeof(text));
 		fputs(text, f);
 	}
 }
@@ -107,7 +107,7 @@ int rv_config_write(FILE *f, const struct rv_config *c)
 			int si = rv_cfg_find_section(k->sect, strlen(k->sect));
 
 			fputc('\n', f);
-			write_doc(f, 0, rv_cfg_sections[si].doc, "");
+			rv_cfg_write_doc(f, 0, rv_cfg_sections[si].doc, "");
 			fprintf(f, "%s:\n", k->sect);
 			sect = k->sect;
 		} else {
@@ -118,10 +118,11 @@ int rv_config_write(FILE *f, const struct rv_config *c)
 		if (range[0])
 			snprintf(more, sizeof(more), "%s %s.",
 				 k->type == K_ENUM ? "One of:" : "Range:", range);
-		write_doc(f, indent, k->doc, more);
+		rv_cfg_write_doc(f, indent, k->doc, more);
 		fprintf(f, "%*s%s: ", indent, "", k->name);
-		write_value(f, k, c);
+		rv_cfg_write_value(f, k, c);
 		fputc('\n', f);
 	}
+	rv_cfg_write_actions(f, c);
 	return ferror(f) ? -EIO : 0;
 }

@@ -21,7 +21,9 @@
  * phase 2 of incident 12 (cpu)." on a follow-on, "Followed by incident 13
  * (net, 4.0 s after it began)." on the incident it follows; markdown and
  * HTML link to the other incident when the report holds it, and name its
- * id plainly when not), and (HTML) a plot per top signal around the
+ * id plainly when not), whose workload took the resource that moved (the
+ * consumers the agent measured: "pid 4242 stress-ng in foo.service took
+ * 1.90 cores (61 %)"), and (HTML) a plot per top signal around the
  * incident against its baseline band.
  *
  * Formats:
@@ -100,6 +102,18 @@ struct rv_report_cause {
 	unsigned measured_first, measured_right;
 };
 
+/* Whose workload: a process or cgroup that took the incident's resource
+ * (the agent's attribution; store.h struct rv_store_consumer). */
+struct rv_report_consumer {
+	const char *text;       /* "pid 4242 stress-ng in foo.service took 1.90 cores (61 %)" */
+	int is_cgroup;
+	int pid;                /* 0 for a cgroup */
+	const char *comm, *cmd, *cgroup, *label;
+	const char *runtime, *container, *pod_uid, *qos, *slurm_job, *unit;
+	const char *resource;   /* cpu, memory, io */
+	double amount, before, share, pressure, measured_ts;   /* NaN: unknown */
+};
+
 /* One step of the cross-layer chain: the first signal of a subsystem to
  * move, in time order. */
 struct rv_report_step {
@@ -145,6 +159,8 @@ struct rv_report_incident {
 	int follows_shown;          /* that incident is in this report too */
 	size_t nfollowers;
 	const struct rv_report_link *followers;  /* the incidents that follow this one */
+	size_t nconsumers;
+	const struct rv_report_consumer *consumers;  /* whose workload, largest first */
 };
 
 struct rv_report {

@@ -411,6 +411,7 @@ static int explain_offline(struct rv_pool *pl, const struct rv_ev_source *src,
 		return rv_err_set(err, rc, "incident %llu: %s", (unsigned long long)in->id,
 				  rv_err_text(&derr, rc));
 	rv_report_fill_explained(pl, r, in, &d.ev, d.match, d.nmatch);
+	rv_report_set_consumers(pl, r, NULL, 0);   /* offline data: no process was measured */
 	struct rv_report_series *ser = rv_pool_zalloc(pl, d.nseries, sizeof(*ser));
 	for (size_t i = 0; ser && i < d.nseries; i++)
 		rv_report_add_series(pl, &ser[i], d.series[i].name, d.series[i].n, d.series[i].ts, d.series[i].v,
@@ -455,4 +456,31 @@ int rv_report_offline_incidents(struct rv_pool *pl, const struct rv_report_filte
 	rep->incidents = r;
 	free(rows);
 	return rc;
+}
+
+/* text with every "{consumer}" replaced by who (pool), or text itself. */
+static const char *with_consumer(struct rv_pool *pl, const char *text, const char *who)
+{
+	static const char key[] = "{consumer}";
+	const char *at = text ? strstr(text, key) : NULL;
+	const char *rest;
+
+	if (!at)
+		return text;
+	rest = with_consumer(pl, at + sizeof(key) - 1, who);
+	return rv_pool_printf(pl, "%.*s%s%s", (int)(at - text), text, who, rest ? rest : "");
+}
+
+void rv_report_set_consumers(struct rv_pool *pl, struct rv_report_incident *r,
+			     const struct rv_report_consumer *c, size_t n)
+{
+	const char *who = n && c ? c[0].text : "no consumer was measured";
+	struct rv_report_cause *causes = (struct rv_report_cause *)r->causes;
+
+	r->consumers = c;
+	r->nconsumers = c ? n : 0;
+	for (size_t i = 0; causes && i < r->ncauses; i++) {
+		causes[i].cause = with_consumer(pl, causes[i].cause, who);
+		causes[i].fix = with_consumer(pl, causes[i].fix, who);
+	}
 }

@@ -90,6 +90,16 @@ void rv_report_fill_explained(struct rv_pool *pl, struct rv_report_incident *r,
 			      const struct rv_report_in *in, const struct rv_evidence *ev,
 			      const struct rv_kb_match *match, size_t nmatch);
 
+/*
+ * Whose workload: the n consumers c (borrowed; they must outlive the
+ * report) into r, and every likely cause's paragraph with "{consumer}" in
+ * it rewritten with the first consumer's text (or "no consumer was
+ * measured"): a rule can name the neighbour that took the CPU. Call after
+ * rv_report_fill_explained.
+ */
+void rv_report_set_consumers(struct rv_pool *pl, struct rv_report_incident *r,
+			     const struct rv_report_consumer *c, size_t n);
+
 /* A plot series from n samples (ts, v) with the band of its entry of ev
  * (may be NULL), into *out. */
 void rv_report_add_series(struct rv_pool *pl, struct rv_report_series *out, const char *name,

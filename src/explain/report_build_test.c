@@ -1,11 +1,14 @@
 /*
  * report_build_test.c - the library side of `reveal report`: an incidents
  * file's object read (and refused with FILE:LINE), the filters, the head of
- * a report incident, the store's subsystem ranking, and an incident outside
- * the data explained with a note instead of evidence.
+ * a report incident, the store's subsystem ranking, an incident outside
+ * the data explained with a note instead of evidence, and whose workload:
+ * the consumers in every format and "{consumer}" in a cause rewritten.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -155,6 +158,69 @@ static void test_offline_outside_data(void **state)
 	rv_pool_free(&pl);
 }
 
+static char *render(const struct rv_report *r, enum rv_report_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(rv_report_write(f, r, fmt, 0), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void test_consumers(void **state)
+{
+	static const char *const fmt_has[] = {
+		"Whose workload:", "### Whose workload", "\"consumers\":[{\"kind\":\"process\"",
+		"<h3>Whose workload</h3>",
+	};
+	struct rv_pool pl = { 0 };
+	struct rv_report_cause cause = { .id = "cpu-contention", .title = "CPU contention",
+					 .confidence = 0.8, .fix = "Move {consumer} away.",
+					 .cause = "Tasks wait. Top: {consumer}; again {consumer}." };
+	struct rv_report_consumer c[2] = {
+		{ .text = "pid 4242 stress-ng in foo.service took 1.90 cores (61 %)", .pid = 4242,
+		  .comm = "stress-ng", .cgroup = "/system.slice/foo.service", .unit = "foo.service",
+		  .resource = "cpu", .amount = 1.9, .before = NAN, .share = 0.61,
+		  .pressure = NAN, .measured_ts = 1000 },
+		{ .text = "cgroup foo.service took 2.00 cores (70 %), 0.10 before", .is_cgroup = 1,
+		  .cgroup = "/system.slice/foo.service", .label = "foo.service", .resource = "cpu",
+		  .amount = 2, .before = 0.1, .share = 0.7, .pressure = 3.5, .measured_ts = 1000 },
+	};
+	struct rv_report_incident in = { .id = 9, .start_ts = 990, .end_ts = 1010,
+					 .severity = "major", .ncauses = 1, .causes = &cause };
+	struct rv_report r = { .title = "t", .source = "s", .filters = "", .nincidents = 1,
+			       .incidents = &in };
+
+	(void)state;
+	rv_report_set_consumers(&pl, &in, c, 2);
+	assert_int_equal(in.nconsumers, 2);
+	assert_string_equal(cause.cause, "Tasks wait. Top: pid 4242 stress-ng in foo.service took"
+			    " 1.90 cores (61 %); again pid 4242 stress-ng in foo.service took"
+			    " 1.90 cores (61 %).");
+	assert_string_equal(cause.fix, "Move pid 4242 stress-ng in foo.service took 1.90 cores"
+			    " (61 %) away.");
+	for (int f = 0; f < 4; f++) {
+		char *out = render(&r, (enum rv_report_format)f);
+
+		if (!strstr(out, fmt_has[f]) || !strstr(out, "stress-ng"))
+			fail_msg("format %d lacks the consumers:\n%s", f, out);
+		if (f == RV_REPORT_JSON && (!strstr(out, "\"pid\":4242") ||
+					    !strstr(out, "\"pid\":null,\"comm\":null") ||
+					    !strstr(out, "\"before\":0.1")))
+			fail_msg("JSON consumers:\n%s", out);
+		free(out);
+	}
+	/* none measured: said so where a rule asks */
+	cause.cause = "Top: {consumer}.";
+	rv_report_set_consumers(&pl, &in, NULL, 0);
+	assert_string_equal(cause.cause, "Top: no consumer was measured.");
+	assert_int_equal(in.nconsumers, 0);
+	rv_pool_free(&pl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_passes),
 		cmocka_unit_test(test_head_and_subsystems),
 		cmocka_unit_test(test_offline_outside_data),
+		cmocka_unit_test(test_consumers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -359,6 +359,16 @@ static void chain(FILE *f, const struct rv_report_incident *in)
 	phases(f, in);
 }
 
+static void consumers(FILE *f, const struct rv_report_incident *in)
+{
+	if (!in->consumers || !in->nconsumers)
+		return;
+	fputs("<h3>Whose workload</h3>\n<ul class=\"consumers\">\n", f);
+	for (size_t i = 0; i < in->nconsumers; i++)
+		tag_text(f, "<li>", in->consumers[i].text, "</li>\n");
+	fputs("</ul>\n", f);
+}
+
 static void card(FILE *f, const struct rv_report *r, const struct rv_report_incident *in)
 {
 	const char *sev = sev_class(in->severity);
@@ -371,6 +381,7 @@ static void card(FILE *f, const struct rv_report *r, const struct rv_report_inci
 	fputs(in->open ? "<span class=\"badge open\">open</span></h2>\n" : "</h2>\n", f);
 	facts(f, in);
 	signal_table(f, in);
+	consumers(f, in);
 	if (in->series && in->nseries) {
 		fputs("<h3>Plots</h3>\n<div class=\"plots\">\n", f);
 		for (size_t i = 0; i < in->nseries; i++)

@@ -169,6 +169,37 @@ static void list(FILE *f, const char *k, const void *items, size_t n, size_t siz
 	fputc(']', f);
 }
 
+/* NULL for an empty text: JSON null rather than "". */
+static const char *opt(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+static void json_consumer(FILE *f, const void *item)
+{
+	const struct rv_report_consumer *c = item;
+
+	fprintf(f, "\"kind\":\"%s\"", c->is_cgroup ? "cgroup" : "process");
+	kv_num(f, "pid", c->pid > 0 ? (double)c->pid : NAN);
+	kv_str(f, "comm", opt(c->comm));
+	kv_str(f, "cmd", opt(c->cmd));
+	kv_str(f, "cgroup", opt(c->cgroup));
+	kv_str(f, "label", opt(c->label));
+	kv_str(f, "runtime", opt(c->runtime));
+	kv_str(f, "container", opt(c->container));
+	kv_str(f, "pod_uid", opt(c->pod_uid));
+	kv_str(f, "qos", opt(c->qos));
+	kv_str(f, "slurm_job", opt(c->slurm_job));
+	kv_str(f, "unit", opt(c->unit));
+	kv_str(f, "resource", opt(c->resource));
+	kv_num(f, "amount", c->amount);
+	kv_num(f, "before", c->before);
+	kv_num(f, "share", c->share);
+	kv_num(f, "pressure", c->pressure);
+	kv_time(f, "measured", c->measured_ts);
+	kv_str(f, "text", c->text);
+}
+
 static void json_subsys(FILE *f, const void *item)
 {
 	const struct rv_report_subsys *s = item;
@@ -215,6 +246,8 @@ static void json_incident(FILE *f, const struct rv_report_incident *in, int summ
 		list(f, "series", in->series, in->nseries, sizeof(*in->series), json_series);
 		list(f, "causes", in->causes, in->ncauses, sizeof(*in->causes), json_cause);
 		list(f, "chain", in->chain, in->nchain, sizeof(*in->chain), json_step);
+		list(f, "consumers", in->consumers, in->nconsumers, sizeof(*in->consumers),
+		     json_consumer);
 	}
 	kv_str(f, "note", in->note);
 	fputc('}', f);

@@ -376,10 +376,23 @@ static void md_chain(FILE *f, const struct rv_report_incident *in)
 	md_phases(f, in);
 }
 
+static void md_consumers(FILE *f, const struct rv_report_incident *in)
+{
+	if (!in->consumers || !in->nconsumers)
+		return;
+	fputs("\n### Whose workload\n\n", f);
+	for (size_t i = 0; i < in->nconsumers; i++) {
+		fputs("- ", f);
+		md_text(f, in->consumers[i].text, 0);
+		fputc('\n', f);
+	}
+}
+
 static void md_incident(FILE *f, const struct rv_report *r, const struct rv_report_incident *in)
 {
 	md_head(f, in);
 	md_signals(f, in);
+	md_consumers(f, in);
 	size_t n = in->causes ? in->ncauses : 0;
 	fprintf(f, "\n### Likely cause%s\n\n", n == 1 ? "" : "s");
 	if (n == 0)

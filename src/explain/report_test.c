@@ -536,7 +536,7 @@ static void test_json(void **state)
 	assert_has(j, "{\"cmd\":\"nstat -az TcpRetransSegs\\nsar -n ETCP 1 5\"");
 	assert_has(j, "\"chain\":[{\"name\":\"net.tcp_retrans_segs\",\"subsystem\":\"net\","
 		   "\"dir\":1,\"onset_ts\":1764583200},");
-	assert_has(j, "\"causes\":[],\"chain\":[],\"note\":\"The raw samples");
+	assert_has(j, "\"causes\":[],\"chain\":[],\"consumers\":[],\"note\":\"The raw samples");
 	assert_has(j, "\"host\":\"node-\xC3\xA9t\xC3\xA9\"");
 	assert_has(j, "\"open\":true");
 	assert_has(j, "{\"name\":\"storage.empty\",\"unit\":\"\",\"band_lo\":null,\"band_hi\":null,"

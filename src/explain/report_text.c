@@ -434,6 +434,15 @@ static void chain(FILE *f, const struct rv_report_incident *in)
 	phases(f, in);
 }
 
+static void consumers(FILE *f, const struct rv_report_incident *in)
+{
+	if (!in->consumers || !in->nconsumers)
+		return;
+	fputs("\nWhose workload:\n", f);
+	for (size_t i = 0; i < in->nconsumers; i++)
+		wrap(f, "  - ", "    ", in->consumers[i].text);
+}
+
 static void incident(FILE *f, const struct rv_report *r, const struct rv_report_incident *in)
 {
 	fputc('\n', f);
@@ -441,6 +450,7 @@ static void incident(FILE *f, const struct rv_report *r, const struct rv_report_
 	list_line(f, "Detectors:  ", in, 0);
 	list_line(f, "Subsystems: ", in, 1);
 	signals(f, in);
+	consumers(f, in);
 	causes(f, r, in);
 	chain(f, in);
 	if (*rv_report_str(in->note)) {

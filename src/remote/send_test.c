@@ -33,6 +33,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/log_testutil.h"
 #include "remote/rwrite.h"
 #include "remote/send.h"
 
@@ -43,7 +44,6 @@ enum {
 	SRV_MAX_REQS = 64,
 	SRV_BUF = 1 << 20,
 	SRV_POLL_MS = 20,
-	LOG_MAX = 64,
 };
 
 /* ---- the server ---- */
@@ -278,50 +278,18 @@ static void assert_header(const struct got *g, const char *name, const char *wan
 
 /* ---- log capture ---- */
 
-static struct {
-	pthread_mutex_t mu;
-	size_t n;
-	enum rv_log_level level[LOG_MAX];
-	char text[LOG_MAX][1024];
-} logs = { .mu = PTHREAD_MUTEX_INITIALIZER };
-
-static void capture(enum rv_log_level level, const char *msg, void *ctx)
-{
-	(void)ctx;
-	pthread_mutex_lock(&logs.mu);
-	if (logs.n < LOG_MAX) {
-		logs.level[logs.n] = level;
-		snprintf(logs.text[logs.n], sizeof(logs.text[0]), "%s", msg);
-		logs.n++;
-	}
-	pthread_mutex_unlock(&logs.mu);
-}
-
-/* Lines at level containing s (all levels when level < 0). */
-static size_t logged(int level, const char *s)
-{
-	size_t k = 0;
-
-	pthread_mutex_lock(&logs.mu);
-	for (size_t i = 0; i < logs.n; i++)
-		if ((level < 0 || (int)logs.level[i] == level) && strstr(logs.text[i], s))
-			k++;
-	pthread_mutex_unlock(&logs.mu);
-	return k;
-}
 
 static int setup(void **state)
 {
 	(void)state;
-	logs.n = 0;
-	rv_log_set_sink(capture, NULL);
+	log_capture_start();
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	rv_log_set_sink(NULL, NULL);
+	log_capture_stop();
 	return 0;
 }
 

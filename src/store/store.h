@@ -15,7 +15,7 @@
  * opens it with rv_store_open (read-write); `reveal report` with
  * rv_store_open_ro, which never writes the file.
  *
- * Schema, version 3 (timestamps are REAL unix seconds, UTC; an older store
+ * Schema, version 4 (timestamps are REAL unix seconds, UTC; an older store
  * is upgraded in place by rv_store_open, in a copy in memory by
  * rv_store_open_ro):
  *
@@ -46,6 +46,12 @@
  *             incident, for plots
  *   incident_causes(incident_id, rank, rule_id, title, confidence): the
  *             knowledge base's likely causes when the incident was written
+ *   incident_consumers(incident_id, pos, measured_ts, kind ('process' or
+ *             'cgroup'), pid, comm, cmd, cgroup, label, runtime, container,
+ *             pod_uid, qos, slurm_job, unit, resource ('cpu', 'memory',
+ *             'io'), amount, before, share, pressure, text; PRIMARY KEY
+ *             (incident_id, pos); version 4): whose workload took the
+ *             resource that moved, largest first (struct rv_store_consumer)
  *   kv(name TEXT PRIMARY KEY, value TEXT); names starting "store." are the
  *        store's own (store.incident_id_high: the largest id ever pruned)
  *   incidents_view: one line per incident for people, newest first:
@@ -55,8 +61,8 @@
  *        (20%)"), likely_cause ("Packet loss on the network path (82%)")
  *
  * A missing number (NaN score, baseline or value) is stored as NULL and
- * read back as NaN. Deleting an incident row deletes its signals and
- * details (triggers).
+ * read back as NaN. Deleting an incident row deletes its signals,
+ * details and consumers (triggers).
  * Operator queries, e.g.:
  *   sqlite3 -box /var/lib/reveal/agent.db 'SELECT * FROM incidents_view LIMIT 20'
  *
@@ -83,7 +89,7 @@
 #include "base/err.h"
 
 enum {
-	RV_STORE_SCHEMA_VERSION = 3,  /* PRAGMA user_version this code writes and reads */
+	RV_STORE_SCHEMA_VERSION = 4,  /* PRAGMA user_version this code writes and reads */
 	RV_STORE_BUSY_MS = 2000,      /* wait this long for another writer's lock */
 	RV_STORE_SIG_MAX = 8,         /* signals kept per incident */
 	RV_STORE_SIG_NAME_LEN = 96,   /* channel name, with its NUL */
@@ -98,6 +104,7 @@ enum {
 	RV_STORE_CAUSE_MAX = 4,       /* causes kept per incident */
 	RV_STORE_RULE_ID_LEN = 64,
 	RV_STORE_TITLE_LEN = 160,
+	RV_STORE_CONS_MAX = 8,        /* consumers kept per incident */
 };
 
 struct rv_store;
@@ -176,6 +183,34 @@ struct rv_store_ev {
 };
 
 /*
+ * One consumer of an incident's resource (the agent's attribution,
+ * attrib/attrib.h's struct rv_consumer as stored): a process (pid > 0) or
+ * a cgroup, what its cgroup path says (label, runtime, container, pod,
+ * Slurm job, systemd unit; "" when nothing), and how much it took.
+ */
+struct rv_store_consumer {
+	double measured_ts;           /* when the scan ended */
+	int is_cgroup;
+	int pid;                      /* a process's, else 0 */
+	char comm[64];
+	char cmd[256];
+	char cgroup[512];
+	char label[160];
+	char runtime[16];
+	char container[72];
+	char pod_uid[40];
+	char qos[16];
+	char slurm_job[24];
+	char unit[128];
+	char resource[16];            /* "cpu", "memory", "io" */
+	double amount;                /* cores, bytes of growth, bytes/s */
+	double before;                /* the cgroup's rate in the baseline, NaN when unknown */
+	double share;                 /* of the whole, 0..1 */
+	double pressure;              /* the cgroup's PSI some avg10 %, NaN when unknown */
+	char text[384];               /* "pid 4242 stress-ng in ... took 1.90 cores (61 %)" */
+};
+
+/*
  * What a report needs of an incident beyond its row: the evidence (the
  * entries that moved, strongest first; names are the caller's on put and
  * owned by the details on get), the series of its top signals, and the
@@ -190,6 +225,8 @@ struct rv_store_details {
 	struct rv_store_series series[RV_STORE_SERIES_MAX];
 	size_t ncauses;
 	struct rv_store_cause causes[RV_STORE_CAUSE_MAX];
+	size_t ncons;                /* read by rv_store_get_details; put apart */
+	struct rv_store_consumer *cons;
 };
 
 /*
@@ -301,6 +338,20 @@ int rv_store_put_details(struct rv_store *s, uint64_t id, const struct rv_store_
  */
 int rv_store_get_details(struct rv_store *s, uint64_t id, struct rv_store_details *d,
 			 struct rv_err *err);
+
+/*
+ * Replaces the consumers of incident id (rows go with the incident, as its
+ * details do) in one transaction: n <= RV_STORE_CONS_MAX (else -EINVAL).
+ * They are written apart from the details because the agent measures them
+ * after the incident opened, on another thread's schedule.
+ */
+int rv_store_put_consumers(struct rv_store *s, uint64_t id, const struct rv_store_consumer *c,
+			   size_t n, struct rv_err *err);
+
+/* Reads the consumers of incident id into out (at most max), *n of them;
+ * 0 with *n = 0 when none were written. */
+int rv_store_get_consumers(struct rv_store *s, uint64_t id, struct rv_store_consumer *out,
+			   size_t max, size_t *n, struct rv_err *err);
 
 /* Frees what rv_store_get_details allocated and zeroes d. NULL: no-op. */
 void rv_store_details_free(struct rv_store_details *d);

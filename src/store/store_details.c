@@ -194,6 +194,7 @@ void rv_store_details_free(struct rv_store_details *d)
 	for (size_t i = 0; d->ev && i < d->nev; i++)
 		free((char *)d->ev[i].name);
 	free(d->ev);
+	free(d->cons);
 	for (size_t i = 0; i < d->nseries; i++) {
 		free(d->series[i].ts);
 		free(d->series[i].v);
@@ -335,6 +336,10 @@ int rv_store_get_details(struct rv_store *s, uint64_t id, struct rv_store_detail
 	if (rc == 0)
 		rc = each_row(s, ST_CAUSE_LIST, id, RV_STORE_CAUSE_MAX, cause_row, d,
 			      "reading causes", err);
+	if (rc == 0 && !(d->cons = calloc(RV_STORE_CONS_MAX, sizeof(*d->cons))))
+		rc = rv_err_set(err, -ENOMEM, "store %s: reading details: out of memory", s->path);
+	if (rc == 0)
+		rc = rv_store_get_consumers(s, id, d->cons, RV_STORE_CONS_MAX, &d->ncons, err);
 	if (rc < 0)
 		rv_store_details_free(d);
 	return rc;

@@ -89,6 +89,16 @@ const char *const rv_store_stmt_sql[ST_COUNT] = {
 	[ST_CAUSE_LIST] =
 		"SELECT rule_id, title, confidence FROM incident_causes WHERE incident_id = ?1"
 		" ORDER BY rank LIMIT ?2",
+	[ST_CONS_DELETE] = "DELETE FROM incident_consumers WHERE incident_id = ?1",
+	[ST_CONS_INSERT] =
+		"INSERT INTO incident_consumers (incident_id, pos, measured_ts, kind, pid, comm,"
+		" cmd, cgroup, label, runtime, container, pod_uid, qos, slurm_job, unit, resource,"
+		" amount, before, share, pressure, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		" ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+	[ST_CONS_LIST] =
+		"SELECT measured_ts, kind, pid, comm, cmd, cgroup, label, runtime, container,"
+		" pod_uid, qos, slurm_job, unit, resource, amount, before, share, pressure, text"
+		" FROM incident_consumers WHERE incident_id = ?1 ORDER BY pos LIMIT ?2",
 };
 
 /*
@@ -192,10 +202,34 @@ const char rv_store_schema_v3_upgrade[] =
 	VIEW_CAUSE
 	VIEW_ORDER;
 
+/*
+ * Version 4 adds whose workload took the resources that moved: the
+ * processes and cgroups the agent measured after the incident opened. The
+ * view gains the first one's text after the likely cause.
+ */
+const char rv_store_schema_v4_upgrade[] =
+	"CREATE TABLE incident_consumers ("
+	" incident_id INTEGER NOT NULL, pos INTEGER NOT NULL, measured_ts REAL,"
+	" kind TEXT NOT NULL, pid INTEGER, comm TEXT, cmd TEXT, cgroup TEXT, label TEXT,"
+	" runtime TEXT, container TEXT, pod_uid TEXT, qos TEXT, slurm_job TEXT, unit TEXT,"
+	" resource TEXT NOT NULL, amount REAL, before REAL, share REAL, pressure REAL,"
+	" text TEXT, PRIMARY KEY (incident_id, pos)) WITHOUT ROWID;"
+	"CREATE TRIGGER incidents_delete_consumers AFTER DELETE ON incidents BEGIN"
+	" DELETE FROM incident_consumers WHERE incident_id = old.id; END;"
+	"DROP VIEW incidents_view;"
+	VIEW_CREATE_HEAD
+	" i.subsystem AS subsystem, i.phase AS phase, i.follows AS follows, i.host AS host,"
+	VIEW_SIGNALS ","
+	VIEW_CAUSE ","
+	" (SELECT u.text FROM incident_consumers u WHERE u.incident_id = i.id"
+	" ORDER BY u.pos LIMIT 1) AS top_consumer"
+	VIEW_ORDER;
+
 const char *const rv_store_schema_steps[] = {
 	rv_store_schema_v1,           /* 0 -> 1: create */
 	rv_store_schema_v2_upgrade,   /* 1 -> 2 */
 	rv_store_schema_v3_upgrade,   /* 2 -> 3 */
+	rv_store_schema_v4_upgrade,   /* 3 -> 4 */
 };
 
 _Static_assert(sizeof(rv_store_schema_steps) / sizeof(rv_store_schema_steps[0]) ==

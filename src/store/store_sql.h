@@ -21,6 +21,7 @@ enum stmt_id {
 	ST_DET_DELETE, ST_EV_DELETE, ST_SER_DELETE, ST_CAUSE_DELETE,
 	ST_DET_INSERT, ST_EV_INSERT, ST_SER_INSERT, ST_CAUSE_INSERT,
 	ST_DET_GET, ST_EV_LIST, ST_SER_LIST, ST_CAUSE_LIST,
+	ST_CONS_DELETE, ST_CONS_INSERT, ST_CONS_LIST,
 	ST_COUNT
 };
 
@@ -34,6 +35,8 @@ extern const char rv_store_schema_v1[];
 extern const char rv_store_schema_v2_upgrade[];
 /* Version 2 -> 3: an incident's phase and the incident it follows. */
 extern const char rv_store_schema_v3_upgrade[];
+/* Version 3 -> 4: the consumers of an incident (whose workload). */
+extern const char rv_store_schema_v4_upgrade[];
 /*
  * The schema as a chain of steps: rv_store_schema_steps[i] takes a store of
  * version i to version i + 1 (step 0 creates version 1 in an empty file).

@@ -67,9 +67,11 @@ else
 	cmp live/reveal.model replay/reveal.model | sed 's/^/    # /'
 fi
 
-# the incident events without their own time
+# the incident events without their own time, and without the consumers
+# (whose workload: measured by a live agent only, from this host's
+# processes; a replay measures none)
 strip() {
-	sed 's/"time": *[0-9.e+-]*, *//' "$1"
+	sed 's/"time": *[0-9.e+-]*, *//; s/,"consumers":\[.*\]}$/}/' "$1"
 }
 strip live.jsonl >live.ev
 strip replay.jsonl >replay.ev
