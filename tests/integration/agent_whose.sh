@@ -8,7 +8,10 @@
 # store and in `reveal report`. The process scan that finds them must not
 # make the sampling loop miss a deadline (reveal_samples_missed_total
 # unchanged while it runs), and /metrics counts the scans and the
-# processes read.
+# processes read. The same live agent runs an incident action that hangs
+# (a command killed at its 2 s timeout) and one that appends the incident
+# JSON to a file: neither delays sampling either (issue 18, acceptance 3,
+# on a live agent; tests/integration/agent_actions.sh has the rest).
 #
 # Needs root (cgroup creation), stress-ng, sqlite3, curl and python3.
 # About 70 s.
@@ -62,9 +65,19 @@ idle_up() { test "$(pgrep -c -P "$IDLE" sleep)" -ge 2000; }
 check "2000 idle processes run" wait_for 30 idle_up
 
 stress-ng --cpu 1 --timeout 2s --quiet >/dev/null 2>&1   # cached before learning
-"$REVEAL" agent --listen "127.0.0.1:$AP" --store reveal.db --events events.jsonl \
-	--state-dir state --interval 200ms --learn 40s --set refit=0 --set detect.incident_min=3 \
-	>agent.out 2>agent.err &
+cat >agent.yaml <<EOF
+actions:
+  - name: hang
+    on: [open, close]
+    command: ["sleep", "30"]
+    timeout: 2s
+  - name: append
+    on: [open, close]
+    command: ["/bin/sh", "-c", "cat >> '$PWD/actions.jsonl'"]
+EOF
+"$REVEAL" agent --config agent.yaml --listen "127.0.0.1:$AP" --store reveal.db \
+	--events events.jsonl --state-dir state --interval 200ms --learn 40s --set refit=0 \
+	--set detect.incident_min=3 >agent.out 2>agent.err &
 AGENT=$!
 judging() { curl -sf "$URL/api/v1/status" >status.json && grep -q '"judging":true' status.json; }
 if wait_for 120 judging; then
@@ -122,6 +135,9 @@ MISSED1=$(missed)
 check "no sample missed while it scanned ($MISSED0 -> $MISSED1)" test "${MISSED0:-x}" = "${MISSED1:-y}"
 curl -sf "$URL/metrics" >metrics.txt
 check "/metrics counts the scans" grep -Eq '^reveal_attrib_scans_total [1-9]' metrics.txt
+check "the hanging action was killed at its timeout (counted)" \
+	grep -Eq '^reveal_action_runs_total\{action="hang",result="timeout"\} [1-9]' metrics.txt
+check "the append action received the incident JSON" grep -q '"event":"open"' actions.jsonl
 check "the last scan read the 2000 idle processes and more" \
 	awk '$1 == "reveal_attrib_processes" { exit !($2 >= 2000) }' metrics.txt
 echo "    # $(grep -E '^reveal_attrib_(scan_seconds|processes) ' metrics.txt | tr '\n' ' ')"
