@@ -405,6 +405,7 @@ static void reload_config(struct agent *a)
 	RESTART_ONLY(reservoir_s, "reservoir");
 	RESTART_ONLY(remote_write, "remote_write");
 	RESTART_ONLY(actions, "actions");
+	RESTART_ONLY(attrib, "attrib");
 #undef RESTART_ONLY
 	rv_log_set_level(c.log_level);
 	a->cfg.log_level = c.log_level;

@@ -223,7 +223,7 @@ void rv_agent_whose_stop(struct agent *a);
  * open incident asks again, in seconds. */
 void rv_agent_whose_request(struct agent *a, uint64_t id, const char *subsystem,
 			    const char *ranked);
-double rv_agent_whose_every(void);
+double rv_agent_whose_every(const struct agent *a);
 /* Takes the finished measurements: store, log, kept for the JSON. */
 void rv_agent_whose_poll(struct agent *a);
 /* The newest consumers measured for incident id (up to max), 0: none yet. */

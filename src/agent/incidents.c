@@ -138,7 +138,7 @@ static int report_open(struct agent *a, const struct rv_incident *open, double t
 
 	fill_incident(a, open, 1, &cur.inc);
 	cur.whose_ts = prev ? prev->whose_ts : ts;
-	if (!prev || ts - prev->whose_ts >= rv_agent_whose_every()) {
+	if (!prev || ts - prev->whose_ts >= rv_agent_whose_every(a)) {
 		rv_agent_whose_request(a, open->id, cur.inc.subsystem, cur.inc.subsystems);
 		cur.whose_ts = ts;
 	}

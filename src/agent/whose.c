@@ -4,7 +4,7 @@
  * One thread of low priority (nice 10) that the sampling loop never waits
  * for. Every WHOSE_BASE_S it takes a cheap snapshot of the cgroups' CPU,
  * memory and I/O counters and keeps the last two: the baseline. When an
- * incident opens (and again every WHOSE_EVERY_S while it stays open: the
+ * incident opens (and again every attrib.every while it stays open: the
  * caller asks), the detection thread queues a request and goes on; the
  * worker then scans every process and cgroup, waits WHOSE_SPAN_S, scans
  * again, and ranks the consumers of the incident's resource (cpu: CPU
@@ -40,7 +40,6 @@
 
 #define WHOSE_BASE_S 5.0
 #define WHOSE_SPAN_S 1.0
-#define WHOSE_EVERY_S 60.0
 #define WHOSE_SECOND 0.25
 enum { WHOSE_QUEUE = 4, WHOSE_DONE = 8, WHOSE_PROCS = 5, WHOSE_CGROUPS = 3 };
 
@@ -278,12 +277,12 @@ static void whose_free(struct agent_whose *w)
 
 int rv_agent_whose_start(struct agent *a, struct rv_err *err)
 {
-	struct rv_attrib_limits lim = { 20000, 2048, 8 };
+	struct rv_attrib_limits lim = { a->cfg.attrib.max_processes, 2048, 8 };
 	struct agent_whose *w;
 	struct rv_attrib_snap **s[7];
 	int rc;
 
-	if (a->rd)
+	if (a->rd || !a->cfg.attrib.enabled)
 		return 0;
 	if (!(w = calloc(1, sizeof(*w))))
 		return rv_err_set(err, -ENOMEM, "agent: attribution: out of memory");
@@ -370,9 +369,9 @@ void rv_agent_whose_request(struct agent *a, uint64_t id, const char *subsystem,
 	pthread_mutex_unlock(&w->mu);
 }
 
-double rv_agent_whose_every(void)
+double rv_agent_whose_every(const struct agent *a)
 {
-	return WHOSE_EVERY_S;
+	return a->cfg.attrib.every_s > 0 ? a->cfg.attrib.every_s : INFINITY;
 }
 
 /* Keeps d as the newest result of its incident (mu held). */

@@ -54,6 +54,9 @@ const struct rv_cfg_section rv_cfg_sections[] = {
 	  "and maxima, scores, incidents, static facts) to Prometheus, VictoriaMetrics, Mimir "
 	  "or any receiver of the protocol, for `reveal fleet` and dashboards across nodes; "
 	  "off while url is \"\"." },
+	{ "attrib", "Whose workload: when an incident opens, the processes and cgroups "
+	  "that took the resource that moved (two scans of /proc and the cgroup tree, "
+	  "1 s apart, on a low-priority thread)." },
 };
 
 /* Sized by its initializer: a count that differs from RV_CFG_NKEYS is a
@@ -221,6 +224,15 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	  "Added to the time of every sample sent: 0 live; for the replay of an old "
 	  "recording, how far to move it so that the receiver takes it (most refuse "
 	  "samples more than an hour or two old)." },
+	{ "attrib", "enabled", K_BOOL, FIELD(attrib.enabled), 0, 0, 0, NULL,
+	  "Measure the consumers of every incident; false: no process or cgroup "
+	  "is ever scanned." },
+	{ "attrib", "every", K_DUR, FIELD(attrib.every_s), 10.0, DAY, K_ZERO_OK, NULL,
+	  "Measure again this often while an incident stays open; 0 = when it "
+	  "opens only." },
+	{ "attrib", "max_processes", K_UINT, FIELD(attrib.max_processes), 100, 1000000, 0, NULL,
+	  "Processes one scan reads at most (about 28 us each); the rest are "
+	  "counted in reveal_attrib_skipped_total." },
 };
 
 /* ------------------------------------------------------------ defaults */
@@ -257,6 +269,9 @@ void rv_config_defaults(struct rv_config *c)
 	c->remote_write.interval_s = 10.0;
 	c->remote_write.timeout_s = 10.0;
 	c->remote_write.queue_size_bytes = 32 * 1024 * 1024;
+	c->attrib.enabled = true;
+	c->attrib.every_s = MINUTE;
+	c->attrib.max_processes = 20000;
 }
 
 /* ------------------------------------------------------------- strings */

@@ -178,6 +178,11 @@ struct rv_config {
 		double time_offset_s;          /* added to every sample's time */
 	} remote_write;
 	struct {
+		bool enabled;                  /* measure whose workload (agent/whose.c) */
+		double every_s;                /* again while an incident is open; 0 = at open only */
+		unsigned max_processes;        /* a scan reads at most this many */
+	} attrib;
+	struct {
 		struct rv_cfg_action item[RV_CFG_ACTIONS_MAX];
 		size_t n;                      /* 0 = none */
 	} actions;

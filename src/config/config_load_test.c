@@ -44,7 +44,7 @@ static const struct err_case err_cases[] = {
 	/* unknown keys, with the known ones */
 	{ "foo: 1\n", { "t.yaml:1:1: unknown key 'foo' (known: interval, learn, refit, reservoir, "
 		      "state_dir, host, log_level, collect, detect, http, store, events, record, "
-		      "remote_write, actions)" } },
+		      "remote_write, attrib, actions)" } },
 	{ "http:\n  listen: ''\n  foo: 1\n",
 	  { "t.yaml:3:3: unknown key 'foo' in 'http' (known: listen, max_connections, "
 	      "per_client_connections, idle_timeout, raw_channels)" } },

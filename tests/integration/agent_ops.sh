@@ -176,6 +176,8 @@ store:
   path: ""
 events:
   path: ev1.jsonl
+attrib:
+  enabled: false
 EOF
 }
 hup_config false "interval: 100ms"
@@ -190,6 +192,8 @@ fi
 get "$P_HUP" /metrics m1.txt
 check "/metrics answers" grep -q '^reveal_windows_scored_total ' m1.txt
 check "/metrics counts the blips not reported" grep -q '^reveal_incident_blips_total [0-9]' m1.txt
+check "attrib.enabled false: no attribution worker (no reveal_attrib_* on /metrics)" \
+	lacks m1.txt '^reveal_attrib_'
 check "raw_channels false: no reveal_channel_value on /metrics" lacks m1.txt '^reveal_channel_value'
 
 hup_config true "interval: 200ms"
@@ -305,6 +309,8 @@ else
 	not_ok "/metrics answers with the disk full"
 fi
 W3=$(metric f3.txt reveal_windows_scored_total)
+check "attribution on by default: reveal_attrib_scans_total on /metrics" \
+	grep -q '^reveal_attrib_scans_total ' f3.txt
 check "scoring goes on: windows scored $W1 -> $W3" gt "$W3" "$W1"
 check "the agent is running" kill -0 "$AGENT"
 SE=$(metric f3.txt 'reveal_sink_errors_total{sink="store"}')
