@@ -4,6 +4,7 @@
 #include "collect/source.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,30 @@ int rv_chanlist_add(struct rv_chanlist *l, const char *type, const char *instanc
 	return 0;
 }
 
+int rv_chanlist_note(struct rv_chanlist *l, const char *part, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (l->nnotes == l->notecap) {
+		size_t cap = l->notecap ? 2 * l->notecap : 8;
+		struct rv_chan_note *v = realloc(l->notes, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->notes = v;
+		l->notecap = cap;
+	}
+	l->notes[l->nnotes].part = part;
+	va_start(ap, fmt);
+	vsnprintf(l->notes[l->nnotes].reason, RV_CHAN_NOTE_MAX, fmt, ap);
+	va_end(ap);
+	l->nnotes++;
+	return 0;
+}
+
 void rv_chanlist_fini(struct rv_chanlist *l)
 {
 	free(l->v);
+	free(l->notes);
 	memset(l, 0, sizeof(*l));
 }

@@ -43,7 +43,7 @@ struct rv_collector {
 	struct opened *src;
 	size_t nsrc;
 	struct unavail *un;
-	size_t nun;
+	size_t nun, uncap;
 	struct rv_chanlist raw;         /* channels read */
 	struct rv_chanlist chans;       /* the frame: kept raw channels, kept ratios */
 	struct rv_ratio_plan *ratios;   /* over the raw list */
@@ -132,11 +132,34 @@ size_t rv_collector_known_sources(const char *const **names)
 	return n;
 }
 
-static void unavailable(struct rv_collector *c, const char *source, const char *reason)
+/* 0 or -ENOMEM (only once the registry's one slot per source is used:
+ * parts of sources noted by open()). */
+static int unavailable(struct rv_collector *c, const char *source, const char *reason)
 {
+	if (c->nun == c->uncap) {
+		size_t cap = 2 * c->uncap;
+		struct unavail *v = realloc(c->un, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->un = v;
+		c->uncap = cap;
+	}
 	c->un[c->nun].source = source;
 	snprintf(c->un[c->nun].reason, REASON_MAX, "%s", reason);
 	c->nun++;
+	return 0;
+}
+
+/* The parts an opened source noted it cannot give (source.h); the notes
+ * from `first` on. 0 or -ENOMEM. */
+static int take_notes(struct rv_collector *c, struct rv_chanlist *all, size_t first)
+{
+	int rc = 0;
+
+	for (size_t k = first; !rc && k < all->nnotes; k++)
+		rc = unavailable(c, all->notes[k].part, all->notes[k].reason);
+	return rc;
 }
 
 /* Opens every source not excluded, its channels appended to all; the
@@ -146,13 +169,14 @@ static int open_sources(struct rv_collector *c, struct rv_chanlist *all)
 	for (size_t i = 0; rv_sources[i]; i++) {
 		const struct rv_source *s = rv_sources[i];
 		struct rv_err serr = { 0 };
-		size_t first = all->n;
+		size_t first = all->n, notes = all->nnotes;
 		void *state = NULL;
 		int rc;
 
 		all->source = s->name;
 		if (excluded(&c->cfg, s->name)) {
-			unavailable(c, s->name, "excluded by configuration");
+			if (unavailable(c, s->name, "excluded by configuration"))
+				return -ENOMEM;
 			continue;
 		}
 		rc = s->open(&c->cfg, &state, all, &serr);
@@ -160,11 +184,15 @@ static int open_sources(struct rv_collector *c, struct rv_chanlist *all)
 			return rc;
 		if (rc) {
 			all->n = first;         /* drop what a failed open added */
-			unavailable(c, s->name, rv_err_text(&serr, rc));
+			all->nnotes = notes;
+			if (unavailable(c, s->name, rv_err_text(&serr, rc)))
+				return -ENOMEM;
 			continue;
 		}
 		c->src[c->nsrc++] = (struct opened){ .src = s, .state = state, .first = first,
 						    .n = all->n - first };
+		if (take_notes(c, all, notes))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -202,10 +230,11 @@ static int mark_needed(struct rv_collector *c, const struct rv_chanlist *all, ui
 }
 
 /* Closes the sources with no channel needed (a filter only) and counts
- * what each of the others reads. */
-static void drop_unneeded(struct rv_collector *c, const uint8_t *need)
+ * what each of the others reads. 0 or -ENOMEM. */
+static int drop_unneeded(struct rv_collector *c, const uint8_t *need)
 {
 	size_t kept = 0;
+	int rc = 0;
 
 	for (size_t i = 0; i < c->nsrc; i++) {
 		struct opened o = c->src[i];
@@ -215,12 +244,14 @@ static void drop_unneeded(struct rv_collector *c, const uint8_t *need)
 			o.nread += need[k] != NEED_NONE;
 		if (c->cfg.keep && o.nread == 0) {
 			o.src->close(o.state);
-			unavailable(c, o.src->name, RV_COLLECT_NOT_IN_SET);
+			if (!rc)
+				rc = unavailable(c, o.src->name, RV_COLLECT_NOT_IN_SET);
 			continue;
 		}
 		c->src[kept++] = o;
 	}
 	c->nsrc = kept;
+	return rc;
 }
 
 /* The raw list (channels needed, in order) and the frame's raw part. */
@@ -307,10 +338,10 @@ static int choose_channels(struct rv_collector *c, const struct rv_chanlist *all
 	if (!need)
 		return -ENOMEM;
 	rc = mark_needed(c, all, need);
-	if (!rc) {
-		drop_unneeded(c, need);
+	if (!rc)
+		rc = drop_unneeded(c, need);
+	if (!rc)
 		rc = build_raw(c, all, need);
-	}
 	free(need);
 	if (!rc)
 		rc = add_ratios(c, err);
@@ -340,7 +371,8 @@ int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **ou
 		return rv_err_set(err, -ENOMEM, "collector: out of memory");
 	c->cfg = local;
 	c->src = calloc(nreg ? nreg : 1, sizeof(*c->src));
-	c->un = calloc(nreg ? nreg : 1, sizeof(*c->un));
+	c->uncap = nreg ? nreg : 1;
+	c->un = calloc(c->uncap, sizeof(*c->un));
 	rc = c->src && c->un ? open_sources(c, &all) : -ENOMEM;
 	if (!rc)
 		rc = choose_channels(c, &all, err);

@@ -33,11 +33,23 @@ struct rv_chan {
 	const char *source;               /* name of the source that reads it */
 };
 
+enum { RV_CHAN_NOTE_MAX = 256 };
+
+/* Channels a source that opened cannot give (a part of it unsupported on
+ * this hardware or driver), with the reason; listed by the collector
+ * among the unavailable ones as `part` (a static string, "nvml.gpm"). */
+struct rv_chan_note {
+	const char *part;
+	char reason[RV_CHAN_NOTE_MAX];
+};
+
 /* Channels found by open(); grows while sources open, never when sampling. */
 struct rv_chanlist {
 	struct rv_chan *v;
 	size_t n, cap;
 	const char *source;               /* set by the collector around open() */
+	struct rv_chan_note *notes;       /* nnotes, in the order reported */
+	size_t nnotes, notecap;
 };
 
 /*
@@ -48,6 +60,11 @@ struct rv_chanlist {
 int rv_chanlist_add(struct rv_chanlist *l, const char *type, const char *instance,
 		    double scale, struct rv_err *err);
 void rv_chanlist_fini(struct rv_chanlist *l);
+
+/* Notes channels `part` (a static string) cannot give here, with the
+ * reason (printf format; cut at RV_CHAN_NOTE_MAX). 0 or -ENOMEM. */
+int rv_chanlist_note(struct rv_chanlist *l, const char *part, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* What every source's open() is told. */
 struct rv_collect_cfg {

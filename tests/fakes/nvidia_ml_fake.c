@@ -20,7 +20,13 @@
  *   P-state              (i + k) % 3
  *   retired pages        cause 0: i + k, cause 1: i
  *
- * Environment, read at nvmlInit_v2:
+ * Environment, read at the first nvmlInit_v2 (NVML counts inits: the
+ * state is reset when the count goes from 0 to 1):
+ *   FAKE_NVML_MODEL=basic|h100|a100
+ *                                 basic (default): the calls above only;
+ *                                 h100: also GPM, NVLink, MIG, processes
+ *                                 and the health calls (nvidia_ml_fake/);
+ *                                 a100: as h100 without GPM
  *   FAKE_NVML_GPUS=n              GPUs (default 2, at most 64)
  *   FAKE_NVML_INIT_ERROR=code     nvmlInit_v2 returns this nvmlReturn_t
  *   FAKE_NVML_NOT_SUPPORTED=a,b   these functions return NOT_SUPPORTED (3)
@@ -31,18 +37,19 @@
  *   FAKE_NVML_XIDS=n              n XID critical errors (XID 79) pending
  *                                 on GPU 0, one per nvmlEventSetWait_v2
  *
+ * The calls of the newer parts live in nvidia_ml_fake/ (one file per part), built into the
+ * same library; built with FAKE_NVML_OLD_DRIVER (libnvidia_ml_old.so) the
+ * library lacks the calls a driver before R525 lacks (fake.h).
+ *
  * A test double: global state and plain C, no project headers.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { FAKE_MAX_GPUS = 64, FAKE_DEFAULT_GPUS = 2, FAKE_VARIANTS = 4, FAKE_LIST_MAX = 1024 };
-enum {
-	R_OK = 0, R_UNINITIALIZED = 1, R_INVALID = 2, R_NOT_SUPPORTED = 3,
-	R_INSUFFICIENT_SIZE = 7, R_TIMEOUT = 10, R_GPU_IS_LOST = 15, R_UNKNOWN = 999,
-};
-enum { LOST_GPU = 1, XID_GPU = 0, XID_CODE = 79, EVENT_XID = 8, PSTATES = 3 };
+#include "nvidia_ml_fake/fake.h"
+
+enum { XID_GPU = 0, XID_CODE = 79, EVENT_XID = 8, PSTATES = 3 };
 enum {
 	F_UTIL, F_MEM, F_POWER, F_ENERGY, F_TEMP, F_CLOCK, F_PCIE, F_REPLAY, F_ECC,
 	F_THROTTLE, F_PSTATE, F_RETIRED, F_COUNT,
@@ -51,7 +58,6 @@ enum {
 static const unsigned long long GIB = 1ULL << 30, MIB = 1ULL << 20;
 static const unsigned long long throttle_cycle[4] = { 0x1, 0x4, 0x28, 0x48 };
 
-struct nvmlDevice_st { unsigned int index; };
 struct nvmlEventSet_st { unsigned long long mask[FAKE_MAX_GPUS]; };
 struct fake_util { unsigned int gpu, memory; };
 struct fake_memory { unsigned long long total, free, used; };
@@ -61,17 +67,10 @@ struct fake_event {
 	unsigned int gpu_instance, compute_instance;
 };
 
-static struct {
-	int inited;
-	unsigned int ngpu;
-	struct nvmlDevice_st dev[FAKE_MAX_GPUS];
-	unsigned long long calls[F_COUNT][FAKE_VARIANTS][FAKE_MAX_GPUS];
-	char not_supported[FAKE_LIST_MAX], fail[FAKE_LIST_MAX];
-	long long lost_after;           /* -1: never */
-	int lost;
-	unsigned long long xids;
-	struct nvmlEventSet_st set;
-} fk;
+struct fake_state fk;
+
+static unsigned long long ncalls[F_COUNT][FAKE_VARIANTS][FAKE_MAX_GPUS];
+static struct nvmlEventSet_st event_set;
 
 int nvmlInit_v2(void);
 int nvmlShutdown(void);
@@ -100,8 +99,7 @@ int nvmlDeviceRegisterEvents(struct nvmlDevice_st *d, unsigned long long types,
 			     struct nvmlEventSet_st *set);
 int nvmlEventSetWait_v2(struct nvmlEventSet_st *set, struct fake_event *ev, unsigned int ms);
 
-/* Whether `name` is one of the comma-separated words of `list`. */
-static int listed(const char *list, const char *name)
+int fake_listed(const char *list, const char *name)
 {
 	size_t len = strlen(name);
 
@@ -125,23 +123,33 @@ static void env_copy(char *dst, const char *var)
 		strncat(dst, v, FAKE_LIST_MAX - 1);
 }
 
-static long long env_num(const char *var, long long dflt)
+long long fake_env_num(const char *var, long long dflt)
 {
 	const char *v = getenv(var);
 
 	return v && *v ? strtoll(v, NULL, 10) : dflt;
 }
 
-/* The common prologue of a library-wide call. */
-static int check(const char *fn)
+int fake_check(const char *fn)
 {
 	if (!fk.inited)
 		return R_UNINITIALIZED;
-	if (listed(fk.not_supported, fn))
+	if (fake_listed(fk.not_supported, fn))
 		return R_NOT_SUPPORTED;
-	if (listed(fk.fail, fn))
+	if (fake_listed(fk.fail, fn))
 		return R_UNKNOWN;
 	return R_OK;
+}
+
+int fake_gpu_check(const char *fn, const struct nvmlDevice_st *d)
+{
+	if (!fk.inited)
+		return R_UNINITIALIZED;
+	if (!d || d < fk.dev || d >= fk.dev + fk.ngpu)
+		return R_INVALID;
+	if (d->index == LOST_GPU && fk.lost)
+		return R_GPU_IS_LOST;
+	return fake_check(fn);
 }
 
 /* The common prologue of a per-GPU call: its return code, and on success
@@ -149,7 +157,7 @@ static int check(const char *fn)
 static int enter(const char *fn, const struct nvmlDevice_st *d, int f, int variant,
 		 unsigned long long *k)
 {
-	int ret = check(fn);
+	int ret = fake_check(fn);
 	unsigned long long *calls;
 
 	if (!fk.inited)
@@ -157,42 +165,58 @@ static int enter(const char *fn, const struct nvmlDevice_st *d, int f, int varia
 	if (!d || d < fk.dev || d >= fk.dev + fk.ngpu || variant < 0 || variant >= FAKE_VARIANTS)
 		return R_INVALID;
 	if (f == F_UTIL && d->index == LOST_GPU && fk.lost_after >= 0 &&
-	    fk.calls[F_UTIL][0][LOST_GPU] >= (unsigned long long)fk.lost_after)
+	    ncalls[F_UTIL][0][LOST_GPU] >= (unsigned long long)fk.lost_after)
 		fk.lost = 1;
 	if (d->index == LOST_GPU && fk.lost)
 		return R_GPU_IS_LOST;
 	if (ret != R_OK)
 		return ret;
-	calls = &fk.calls[f][variant][d->index];
+	calls = &ncalls[f][variant][d->index];
 	*k = (*calls)++;
 	return R_OK;
 }
 
+static enum fake_model model_of(const char *name)
+{
+	if (name && strcmp(name, "h100") == 0)
+		return FAKE_H100;
+	if (name && strcmp(name, "a100") == 0)
+		return FAKE_A100;
+	return FAKE_BASIC;
+}
+
 int nvmlInit_v2(void)
 {
-	long long n = env_num("FAKE_NVML_GPUS", FAKE_DEFAULT_GPUS);
-	int ret = (int)env_num("FAKE_NVML_INIT_ERROR", R_OK);
+	long long n = fake_env_num("FAKE_NVML_GPUS", FAKE_DEFAULT_GPUS);
+	int ret = (int)fake_env_num("FAKE_NVML_INIT_ERROR", R_OK);
 
-	memset(&fk, 0, sizeof(fk));
 	if (ret != R_OK)
 		return ret;
+	if (fk.inited > 0) {
+		fk.inited++;
+		return R_OK;
+	}
+	memset(&fk, 0, sizeof(fk));
+	memset(ncalls, 0, sizeof(ncalls));
+	memset(&event_set, 0, sizeof(event_set));
+	fk.model = model_of(getenv("FAKE_NVML_MODEL"));
 	fk.ngpu = n < 0 ? 0 : n > FAKE_MAX_GPUS ? FAKE_MAX_GPUS : (unsigned int)n;
 	for (unsigned int i = 0; i < fk.ngpu; i++)
 		fk.dev[i].index = i;
 	env_copy(fk.not_supported, "FAKE_NVML_NOT_SUPPORTED");
 	env_copy(fk.fail, "FAKE_NVML_FAIL");
-	fk.lost_after = env_num("FAKE_NVML_LOST_AFTER", -1);
-	fk.xids = (unsigned long long)env_num("FAKE_NVML_XIDS", 0);
+	fk.lost_after = fake_env_num("FAKE_NVML_LOST_AFTER", -1);
+	fk.xids = (unsigned long long)fake_env_num("FAKE_NVML_XIDS", 0);
 	fk.inited = 1;
 	return R_OK;
 }
 
 int nvmlShutdown(void)
 {
-	int was = fk.inited;
-
-	fk.inited = 0;
-	return was ? R_OK : R_UNINITIALIZED;
+	if (fk.inited <= 0)
+		return R_UNINITIALIZED;
+	fk.inited--;
+	return R_OK;
 }
 
 const char *nvmlErrorString(int ret)
@@ -211,7 +235,7 @@ const char *nvmlErrorString(int ret)
 
 int nvmlDeviceGetCount_v2(unsigned int *n)
 {
-	int ret = check(__func__);
+	int ret = fake_check(__func__);
 
 	if (ret == R_OK)
 		*n = fk.ngpu;
@@ -220,7 +244,7 @@ int nvmlDeviceGetCount_v2(unsigned int *n)
 
 int nvmlDeviceGetHandleByIndex_v2(unsigned int index, struct nvmlDevice_st **dev)
 {
-	int ret = check(__func__);
+	int ret = fake_check(__func__);
 
 	if (ret != R_OK)
 		return ret;
@@ -235,7 +259,7 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned int index, struct nvmlDevice_st **dev
 /* "NVIDIA H200 (fake N)"; the driver "999.99-fake". For the static facts. */
 int nvmlDeviceGetName(struct nvmlDevice_st *d, char *name, unsigned int len)
 {
-	int ret = check(__func__);
+	int ret = fake_check(__func__);
 
 	if (ret != R_OK)
 		return ret;
@@ -246,7 +270,7 @@ int nvmlDeviceGetName(struct nvmlDevice_st *d, char *name, unsigned int len)
 
 int nvmlSystemGetDriverVersion(char *version, unsigned int len)
 {
-	int ret = check(__func__);
+	int ret = fake_check(__func__);
 
 	if (ret != R_OK)
 		return ret;
@@ -393,28 +417,28 @@ int nvmlDeviceGetRetiredPages(struct nvmlDevice_st *d, int cause, unsigned int *
 
 int nvmlEventSetCreate(struct nvmlEventSet_st **set)
 {
-	int ret = check(__func__);
+	int ret = fake_check(__func__);
 
 	if (ret == R_OK) {
-		memset(&fk.set, 0, sizeof(fk.set));
-		*set = &fk.set;
+		memset(&event_set, 0, sizeof(event_set));
+		*set = &event_set;
 	}
 	return ret;
 }
 
 int nvmlEventSetFree(struct nvmlEventSet_st *set)
 {
-	return set == &fk.set ? check(__func__) : R_INVALID;
+	return set == &event_set ? fake_check(__func__) : R_INVALID;
 }
 
 int nvmlDeviceRegisterEvents(struct nvmlDevice_st *d, unsigned long long types,
 			     struct nvmlEventSet_st *set)
 {
-	int ret = check(__func__);
+	int ret = fake_check(__func__);
 
 	if (ret != R_OK)
 		return ret;
-	if (!d || d < fk.dev || d >= fk.dev + fk.ngpu || set != &fk.set)
+	if (!d || d < fk.dev || d >= fk.dev + fk.ngpu || set != &event_set)
 		return R_INVALID;
 	if (d->index == LOST_GPU && fk.lost)
 		return R_GPU_IS_LOST;
@@ -424,11 +448,11 @@ int nvmlDeviceRegisterEvents(struct nvmlDevice_st *d, unsigned long long types,
 
 int nvmlEventSetWait_v2(struct nvmlEventSet_st *set, struct fake_event *ev, unsigned int ms)
 {
-	int ret = check(__func__);
+	int ret = fake_check(__func__);
 
 	if (ret != R_OK)
 		return ret;
-	if (set != &fk.set || !ev)
+	if (set != &event_set || !ev)
 		return R_INVALID;
 	if (fk.xids == 0 || !(set->mask[XID_GPU] & EVENT_XID) || XID_GPU >= fk.ngpu)
 		return R_TIMEOUT;
