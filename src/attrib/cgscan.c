@@ -42,12 +42,6 @@
 #include "base/clock.h"
 #include "base/strparse.h"
 
-enum {
-	MI_WORDS = 32,            /* words of a mountinfo line looked at */
-	MI_ROOT = 3,              /* the mount's root (fourth word) */
-	MI_MOUNT = 4,             /* its mount point (fifth word) */
-};
-
 static const uint64_t ns_per_us = 1000;
 
 /* The v1 places looked at first, and the counter file that marks each. */
@@ -170,30 +164,20 @@ static unsigned v1_opts(const char *s, const char *e)
  */
 static void mount_line(struct rv_attrib *a, const char *s, const char *e, int v2)
 {
-	const char *w[MI_WORDS], *we[MI_WORDS];
+	struct rv_mountinfo m;
 	char path[AP_FULL_PATH];
-	size_t n = 0, dash = 0;
 	int is2;
 
-	while (n < MI_WORDS && (rv_str_skip_blank(&s, e), s < e)) {
-		w[n] = s;
-		while (s < e && *s != ' ')
-			s++;
-		we[n] = s;
-		if (!dash && n > MI_MOUNT && rv_str_eq(w[n], we[n], "-"))
-			dash = n;
-		n++;
-	}
-	if (!dash || n < dash + 4 || !rv_str_eq(w[MI_ROOT], we[MI_ROOT], "/") ||
-	    memchr(w[MI_MOUNT], '\\', (size_t)(we[MI_MOUNT] - w[MI_MOUNT])))
+	if (rv_mountinfo_parse(s, e, &m) || !rv_str_eq(m.root, m.root_end, "/") ||
+	    memchr(m.mount, '\\', (size_t)(m.mount_end - m.mount)))
 		return;
-	is2 = rv_str_eq(w[dash + 1], we[dash + 1], "cgroup2");
-	if (is2 != v2 || (!is2 && !rv_str_eq(w[dash + 1], we[dash + 1], "cgroup")))
+	is2 = rv_str_eq(m.fstype, m.fstype_end, "cgroup2");
+	if (is2 != v2 || (!is2 && !rv_str_eq(m.fstype, m.fstype_end, "cgroup")))
 		return;
-	if (snprintf(path, sizeof(path), "%s%.*s", a->root, (int)(we[MI_MOUNT] - w[MI_MOUNT]),
-		     w[MI_MOUNT]) >= (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s%.*s", a->root, (int)(m.mount_end - m.mount),
+		     m.mount) >= (int)sizeof(path))
 		return;
-	try_hier(a, path, v2, v2 ? 0 : v1_opts(w[dash + 3], we[dash + 3]));
+	try_hier(a, path, v2, v2 ? 0 : v1_opts(m.superopts, m.superopts_end));
 }
 
 /* Tries the mounts of root/proc/self/mountinfo (v2 or v1 ones). The

@@ -181,3 +181,29 @@ int rv_str_eq(const char *s, const char *end, const char *tok)
 
 	return (size_t)(end - s) == n && memcmp(s, tok, n) == 0;
 }
+
+int rv_mountinfo_parse(const char *s, const char *e, struct rv_mountinfo *m)
+{
+	enum { WORDS = 32, ROOT = 3, MOUNT = 4 };
+	const char *w[WORDS], *we[WORDS];
+	size_t n = 0, dash = 0;
+
+	while (n < WORDS && (rv_str_skip_blank(&s, e), s < e)) {
+		w[n] = s;
+		while (s < e && *s != ' ')
+			s++;
+		we[n] = s;
+		if (!dash && n > MOUNT && rv_str_eq(w[n], we[n], "-"))
+			dash = n;
+		n++;
+	}
+	if (!dash || n < dash + 4)
+		return -EINVAL;
+	*m = (struct rv_mountinfo){
+		.root = w[ROOT], .root_end = we[ROOT],
+		.mount = w[MOUNT], .mount_end = we[MOUNT],
+		.fstype = w[dash + 1], .fstype_end = we[dash + 1],
+		.superopts = w[dash + 3], .superopts_end = we[dash + 3],
+	};
+	return 0;
+}

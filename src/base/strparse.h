@@ -33,4 +33,21 @@ int rv_str_double(const char **p, const char *end, double *out);
 /* 1 when the range [s, end) is exactly the token tok. */
 int rv_str_eq(const char *s, const char *end, const char *tok);
 
+/*
+ * One line [s, e) of /proc/PID/mountinfo: "ID PARENT MAJ:MIN ROOT
+ * MOUNTPOINT OPTS [TAGS...] - FSTYPE SOURCE SUPEROPTS". Each field is a
+ * [start, end) pair into the line; escapes (\040 for a space) are left
+ * as they are.
+ */
+struct rv_mountinfo {
+	const char *root, *root_end;
+	const char *mount, *mount_end;
+	const char *fstype, *fstype_end;
+	const char *superopts, *superopts_end;
+};
+
+/* 0, or -EINVAL for a line without those fields (no "-" separator after
+ * the mount point, fewer than three words after it). */
+int rv_mountinfo_parse(const char *s, const char *e, struct rv_mountinfo *m);
+
 #endif

@@ -309,6 +309,35 @@ static void test_strparse_blank_eq(void **state)
 	(void)state;
 }
 
+/* mountinfo lines: the fields after the "-" whatever the optional tags,
+ * and lines without the separator or too short refused. */
+static void test_mountinfo(void **state)
+{
+	static const char v1[] = "35 25 0:30 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid shared:12 "
+				 "master:3 - cgroup cgroup rw,cpu,cpuacct";
+	static const char v2[] = "29 23 0:26 /kube /sys/fs/cgroup rw - cgroup2 cgroup2 rw,nsdelegate";
+	static const char *const bad[] = {
+		"29 23 0:26 / /sys/fs/cgroup rw cgroup2 cgroup2 rw",    /* no "-" */
+		"29 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2",     /* no superopts */
+		"29 23 0:26 - / rw cgroup2 cgroup2 rw",                 /* "-" before the mount point */
+		"",
+	};
+	struct rv_mountinfo m;
+
+	(void)state;
+	assert_int_equal(rv_mountinfo_parse(v1, v1 + strlen(v1), &m), 0);
+	assert_true(rv_str_eq(m.root, m.root_end, "/"));
+	assert_true(rv_str_eq(m.mount, m.mount_end, "/sys/fs/cgroup/cpu,cpuacct"));
+	assert_true(rv_str_eq(m.fstype, m.fstype_end, "cgroup"));
+	assert_true(rv_str_eq(m.superopts, m.superopts_end, "rw,cpu,cpuacct"));
+	assert_int_equal(rv_mountinfo_parse(v2, v2 + strlen(v2), &m), 0);
+	assert_true(rv_str_eq(m.root, m.root_end, "/kube"));
+	assert_true(rv_str_eq(m.fstype, m.fstype_end, "cgroup2"));
+	assert_true(rv_str_eq(m.superopts, m.superopts_end, "rw,nsdelegate"));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(rv_mountinfo_parse(bad[i], bad[i] + strlen(bad[i]), &m), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_strparse_u64),
 		cmocka_unit_test(test_strparse_i64),
 		cmocka_unit_test(test_strparse_blank_eq),
+		cmocka_unit_test(test_mountinfo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,8 +70,6 @@ enum {
 	CG_TEXT_BUF = 512,      /* cgroup.controllers */
 	CG_PATH_MAX = 512,
 	CG_REL_MAX = 300,       /* a directory entry's name (255 at most) and a file */
-	CG_MI_WORDS = 32,       /* words of a mountinfo line looked at */
-	CG_MI_MOUNT = 4,        /* its mount point (the fifth word) */
 	CG_OPEN_WALKS = 16,     /* open walks up to this many refreshes' worth */
 };
 
@@ -539,29 +537,18 @@ static void try_hier(struct cg_src *st, const char *path, int v2)
  */
 static void mount_line(struct cg_src *st, const char *root, const char *s, const char *e)
 {
-	const char *w[CG_MI_WORDS], *we[CG_MI_WORDS];
+	struct rv_mountinfo m;
 	char path[CG_PATH_MAX];
-	size_t n = 0, dash = 0;
 	int v2;
 
-	while (n < CG_MI_WORDS && (rv_str_skip_blank(&s, e), s < e)) {
-		w[n] = s;
-		while (s < e && *s != ' ')
-			s++;
-		we[n] = s;
-		if (!dash && n > CG_MI_MOUNT && rv_str_eq(w[n], we[n], "-"))
-			dash = n;
-		n++;
-	}
-	if (!dash || n < dash + 4)
+	if (rv_mountinfo_parse(s, e, &m))
 		return;
-	v2 = rv_str_eq(w[dash + 1], we[dash + 1], "cgroup2");
-	if (!v2 && !(rv_str_eq(w[dash + 1], we[dash + 1], "cgroup") &&
-		     has_token(w[dash + 3], we[dash + 3], ',', "cpu")))
+	v2 = rv_str_eq(m.fstype, m.fstype_end, "cgroup2");
+	if (!v2 && !(rv_str_eq(m.fstype, m.fstype_end, "cgroup") &&
+		     has_token(m.superopts, m.superopts_end, ',', "cpu")))
 		return;
-	if (memchr(w[CG_MI_MOUNT], '\\', (size_t)(we[CG_MI_MOUNT] - w[CG_MI_MOUNT])) ||
-	    rv_sysval_path(path, "%s%.*s", root, (int)(we[CG_MI_MOUNT] - w[CG_MI_MOUNT]),
-			   w[CG_MI_MOUNT]))
+	if (memchr(m.mount, '\\', (size_t)(m.mount_end - m.mount)) ||
+	    rv_sysval_path(path, "%s%.*s", root, (int)(m.mount_end - m.mount), m.mount))
 		return;
 	try_hier(st, path, v2);
 }
