@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "collect/nvml_int.h"
 
 static const char default_lib[] = "libnvidia-ml.so.1";
@@ -82,6 +83,7 @@ static const struct nvml_part *const parts[] = {
 	&rv_nvml_part_gpm, &rv_nvml_part_link, &rv_nvml_part_proc,
 };
 enum { NPARTS = sizeof(parts) / sizeof(parts[0]) };
+_Static_assert(NPARTS + 1 <= RV_NVML_COSTS, "a cost slot for the base rows and each part");
 
 int rv_nvml_is_lost(int ret)
 {
@@ -295,16 +297,52 @@ static void sample_gpu(struct nvml_src *st, struct nvml_gpu *g, double *raw, uin
 static void nvml_sample(void *state, double *raw, uint8_t *valid)
 {
 	struct nvml_src *st = state;
+	rv_ns t0 = rv_clock_ns(), t1;
 
 	drain_xids(st);
 	for (size_t i = 0; i < st->ngpu; i++)
 		if (st->gpu[i].dev)
 			sample_gpu(st, &st->gpu[i], raw + st->gpu[i].first,
 				   valid + st->gpu[i].first);
-	for (size_t p = 0; p < NPARTS; p++)
-		if (st->part[p])
-			parts[p]->sample(st->part[p], raw + st->part_first[p],
-					 valid + st->part_first[p]);
+	t1 = rv_clock_ns();
+	st->cost_ns[0] += t1 - t0;
+	for (size_t p = 0; p < NPARTS; p++) {
+		if (!st->part[p])
+			continue;
+		parts[p]->sample(st->part[p], raw + st->part_first[p], valid + st->part_first[p]);
+		t0 = t1;
+		t1 = rv_clock_ns();
+		st->cost_ns[p + 1] += t1 - t0;
+	}
+	st->sweeps++;
+}
+
+/* The channels of part p (0: the base rows and XIDs, p: parts[p - 1]). */
+static size_t part_channels(const struct nvml_src *st, size_t p)
+{
+	size_t first = p == 0 ? 0 : st->part_first[p - 1];
+	size_t end = p < NPARTS ? st->part_first[p] : st->nchan;
+
+	return end - first;
+}
+
+size_t rv_nvml_costs(const void *state, struct rv_nvml_cost *out, size_t max)
+{
+	const struct nvml_src *st = state;
+	size_t n = 0;
+
+	for (size_t p = 0; p <= NPARTS && n < max; p++) {
+		if (p > 0 && !st->part[p - 1])
+			continue;
+		out[n] = (struct rv_nvml_cost){
+			.name = p == 0 ? "nvml" : parts[p - 1]->name,
+			.channels = part_channels(st, p),
+			.total_ns = st->cost_ns[p],
+			.sweeps = st->sweeps,
+		};
+		n++;
+	}
+	return n;
 }
 
 static void nvml_close(void *state)

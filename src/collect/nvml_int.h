@@ -16,7 +16,7 @@
 
 #include "collect/source.h"
 
-enum { RV_NVML_ROW_MAXV = 4, RV_NVML_NAME_MAX = 96, RV_NVML_MAX_GPUS = 256 };
+enum { RV_NVML_ROW_MAXV = 4, RV_NVML_NAME_MAX = 96, RV_NVML_MAX_GPUS = 256, RV_NVML_COSTS = 8 };
 
 /* nvmlReturn_t values used here; RV_NVML_NO_VALUE is ours: the call worked
  * but gave nothing to report (P-state unknown). */
@@ -109,6 +109,8 @@ struct nvml_src {
 	size_t ngpu, nchan;
 	void **part;                    /* each part's state (NULL: no channels) */
 	size_t *part_first;             /* each part's first channel */
+	uint64_t cost_ns[RV_NVML_COSTS];  /* time in sample(): base rows, then each part */
+	uint64_t sweeps;
 };
 
 /*
@@ -157,6 +159,17 @@ int rv_nvml_unsupported(int ret);
  * rv_chanlist_add. */
 int rv_nvml_add_chan(struct nvml_src *st, struct rv_chanlist *chans, const char *type,
 		     const char *inst, double scale, struct rv_err *err);
+
+/* The sampling cost of the base rows ("nvml") and of each part with
+ * channels, since open: for bench/nvml_bench.c and the GPU check. */
+struct rv_nvml_cost {
+	const char *name;
+	size_t channels;
+	uint64_t total_ns, sweeps;
+};
+
+/* Fills out[0..max) for the source state `state` (rv_src_nvml's); the count. */
+size_t rv_nvml_costs(const void *state, struct rv_nvml_cost *out, size_t max);
 
 /* "gpu1 (NVIDIA A100-SXM4-80GB)" or "gpu1" into buf. */
 const char *rv_nvml_gpu_label(const struct nvml_gpu *g, char *buf, size_t len);
