@@ -218,11 +218,10 @@ void rv_agent_http_stop(struct agent *a);
 /* whose.c: whose workload (attrib/), a live agent only; no-ops when off */
 int rv_agent_whose_start(struct agent *a, struct rv_err *err);
 void rv_agent_whose_stop(struct agent *a);
-/* Queues a measurement of the consumers of an incident of this subsystem
- * (and of its ranking "cpu:0.712,mem:0.204"; never blocks); how often an
- * open incident asks again, in seconds. */
-void rv_agent_whose_request(struct agent *a, uint64_t id, const char *subsystem,
-			    const char *ranked);
+/* Queues a measurement of the consumers of incident in (its subsystem,
+ * its ranking "cpu:0.712,mem:0.204" and the GPUs its top signals name;
+ * never blocks); how often an open incident asks again, in seconds. */
+void rv_agent_whose_request(struct agent *a, const struct rv_store_incident *in);
 double rv_agent_whose_every(const struct agent *a);
 /* Takes the finished measurements: store, log, kept for the JSON. */
 void rv_agent_whose_poll(struct agent *a);

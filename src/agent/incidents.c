@@ -139,7 +139,7 @@ static int report_open(struct agent *a, const struct rv_incident *open, double t
 	fill_incident(a, open, 1, &cur.inc);
 	cur.whose_ts = prev ? prev->whose_ts : ts;
 	if (!prev || ts - prev->whose_ts >= rv_agent_whose_every(a)) {
-		rv_agent_whose_request(a, open->id, cur.inc.subsystem, cur.inc.subsystems);
+		rv_agent_whose_request(a, &cur.inc);
 		cur.whose_ts = ts;
 	}
 	cur.written_ts = prev ? prev->written_ts : ts;

@@ -13,7 +13,16 @@
  * cgroups (with their rate in the baseline, so growth shows). When another
  * subsystem holds at least WHOSE_SECOND of the incident's attribution and
  * stands for another resource (a mem incident with a quarter on cpu), that
- * resource is ranked too, and each gets 3 processes and 1 cgroup. The result
+ * resource is ranked too, and each gets 3 processes and 1 cgroup.
+ *
+ * GPUs (whose_gpu.c): where NVML answers (the lister is opened by the
+ * worker at its start, on collect.nvml's library unless the nvml source
+ * is excluded), a gpu incident, or one with gpu as its second resource,
+ * ranks the compute processes of the GPUs (those on the GPUs its top
+ * signals name first; SM use since the previous list, then GPU memory)
+ * in place of that resource's processes, and the CPU's cgroups as its
+ * cgroups. With no GPU process listed, or no NVML, the request is served
+ * as it would be without GPUs: a gpu incident ranks CPU time. The result
  * waits in a mailbox until the detection thread takes it
  * (rv_agent_whose_poll), which writes it to the store and keeps the newest
  * results for the events and the API. Requests beyond WHOSE_QUEUE wait
@@ -33,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/whose_gpu.h"
 #include "attrib/attrib.h"
 #include "base/clock.h"
 #include "base/log.h"
@@ -43,10 +53,16 @@
 #define WHOSE_SECOND 0.25
 enum { WHOSE_QUEUE = 4, WHOSE_DONE = 8, WHOSE_PROCS = 5, WHOSE_CGROUPS = 3 };
 
+/* A resource to rank: an enum rv_attrib_res, or the GPUs. */
+enum { WHOSE_GPU = RV_ATTRIB_RES_COUNT };
+
 struct whose_req {
 	uint64_t id;
-	enum rv_attrib_res res[2];
+	int res[2];                    /* with the GPUs */
 	size_t nres;
+	int plain[2];                  /* as without them (gpu ranks CPU time) */
+	size_t nplain;
+	struct agent_gpus gpus;        /* the GPUs its signals name */
 };
 
 struct whose_done {
@@ -69,6 +85,9 @@ struct agent_whose {
 	struct rv_attrib *at;
 	struct rv_attrib_snap *pa, *pb, *ca, *cb, *base[2], *spare;
 	size_t nbase;
+	struct agent_gpu gpu;                  /* the worker's (who NULL: no NVML) */
+	char nvml_lib[RV_CFG_PATH_MAX];        /* "": NVML's default name */
+	int no_gpu;                            /* the nvml source is excluded */
 	/* counters for /metrics (mu) */
 	uint64_t scans, dropped, skipped;
 	double scan_s, procs;
@@ -80,16 +99,18 @@ static double mono_s(void)
 	return (double)rv_clock_ns() * 1e-9;
 }
 
-static enum rv_attrib_res res_of(const char *subsystem)
+static int res_of(const char *subsystem, int gpu)
 {
 	if (strcmp(subsystem, "mem") == 0)
 		return RV_ATTRIB_MEM;
 	if (strcmp(subsystem, "storage") == 0)
 		return RV_ATTRIB_IO;
+	if (gpu && strcmp(subsystem, "gpu") == 0)
+		return WHOSE_GPU;
 	return RV_ATTRIB_CPU;
 }
 
-static void to_store(const struct rv_consumer *c, double ts, struct rv_store_consumer *o)
+void rv_agent_whose_to_store(const struct rv_consumer *c, double ts, struct rv_store_consumer *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->measured_ts = ts;
@@ -141,14 +162,41 @@ static int scan_both(struct agent_whose *w, struct rv_attrib_snap *p, struct rv_
 	return rc;
 }
 
+/* The consumers of resource res into d, room permitting: np processes
+ * (the GPUs': the first np of gpu[0..ngpu)) and nc cgroups (the GPUs':
+ * the CPU's, as a cgroup's GPU use is not known). */
+static void rank_one(struct agent_whose *w, int res, const struct rv_store_consumer *gpu,
+		     size_t ngpu, size_t np, size_t nc, double ts, struct whose_done *d)
+{
+	struct rv_consumer top[RV_ATTRIB_TOP_MAX];
+	enum rv_attrib_res ar = res == WHOSE_GPU ? RV_ATTRIB_CPU : (enum rv_attrib_res)res;
+	size_t n;
+
+	if (res == WHOSE_GPU) {
+		for (size_t i = 0; i < ngpu && i < np && d->n < RV_STORE_CONS_MAX; i++)
+			d->c[d->n++] = gpu[i];
+	} else {
+		n = rv_attrib_rank(w->at, w->pa, w->pb, NULL, NULL, ar, top, np);
+		for (size_t i = 0; i < n && d->n < RV_STORE_CONS_MAX; i++)
+			rv_agent_whose_to_store(&top[i], ts, &d->c[d->n++]);
+	}
+	n = rv_attrib_rank(w->at, w->ca, w->cb, w->nbase == 2 ? w->base[0] : NULL,
+			   w->nbase == 2 ? w->base[1] : NULL, ar, top, nc);
+	for (size_t i = 0; i < n && d->n < RV_STORE_CONS_MAX; i++)
+		rv_agent_whose_to_store(&top[i], ts, &d->c[d->n++]);
+}
+
 /* The measurement of one request (mu not held): two scans WHOSE_SPAN_S
- * apart, ranked; the result into *d. 1 when stopped meanwhile. */
+ * apart, ranked (the GPUs listed after the second scan, so that their
+ * processes are named from it); the result into *d. 1 when stopped
+ * meanwhile. */
 static int measure(struct agent_whose *w, const struct whose_req *r, struct whose_done *d,
 		   struct rv_err *err)
 {
-	struct rv_consumer top[RV_ATTRIB_TOP_MAX];
+	struct rv_store_consumer gpu[WHOSE_PROCS];
+	const int *res = r->res;
+	size_t nres = r->nres, ngpu = 0;
 	double ts;
-	size_t n;
 	int rc = scan_both(w, w->pa, w->ca, err);
 
 	if (rc == 0) {
@@ -161,19 +209,17 @@ static int measure(struct agent_whose *w, const struct whose_req *r, struct whos
 	if (rc != 0)
 		return rc;
 	ts = rv_agent_wall_s();
+	if (res[0] == WHOSE_GPU || (nres > 1 && res[1] == WHOSE_GPU))
+		ngpu = rv_agent_gpu_consumers(&w->gpu, w->at, w->pb, &r->gpus, ts, gpu, WHOSE_PROCS);
+	if (ngpu == 0) {
+		res = r->plain;
+		nres = r->nplain;
+	}
 	d->id = r->id;
 	d->n = 0;
-	for (size_t k = 0; k < r->nres; k++) {
-		size_t np = r->nres > 1 ? 3 : WHOSE_PROCS, nc = r->nres > 1 ? 1 : WHOSE_CGROUPS;
-
-		n = rv_attrib_rank(w->at, w->pa, w->pb, NULL, NULL, r->res[k], top, np);
-		for (size_t i = 0; i < n && d->n < RV_STORE_CONS_MAX; i++)
-			to_store(&top[i], ts, &d->c[d->n++]);
-		n = rv_attrib_rank(w->at, w->ca, w->cb, w->nbase == 2 ? w->base[0] : NULL,
-				   w->nbase == 2 ? w->base[1] : NULL, r->res[k], top, nc);
-		for (size_t i = 0; i < n && d->n < RV_STORE_CONS_MAX; i++)
-			to_store(&top[i], ts, &d->c[d->n++]);
-	}
+	for (size_t k = 0; k < nres; k++)
+		rank_one(w, res[k], gpu, ngpu, nres > 1 ? 3 : WHOSE_PROCS,
+			 nres > 1 ? 1 : WHOSE_CGROUPS, ts, d);
 	return 0;
 }
 
@@ -243,6 +289,10 @@ static void *worker(void *arg)
 	double next = 0.0;
 
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+	/* here rather than at start: loading NVML takes the driver's time */
+	if (!w->no_gpu && rv_agent_gpu_open(&w->gpu, w->nvml_lib[0] ? w->nvml_lib : NULL) != 0)
+		rv_warn("agent: attribution: out of memory for the GPU processes (attributing "
+			"as without GPUs)");
 	pthread_mutex_lock(&w->mu);
 	while (!w->stop) {
 		if (w->nreq) {
@@ -270,6 +320,7 @@ static void whose_free(struct agent_whose *w)
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		rv_attrib_snap_free(s[i]);
 	rv_attrib_free(w->at);
+	rv_agent_gpu_close(&w->gpu);
 	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->mu);
 	free(w);
@@ -288,6 +339,9 @@ int rv_agent_whose_start(struct agent *a, struct rv_err *err)
 		return rv_err_set(err, -ENOMEM, "agent: attribution: out of memory");
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
+	snprintf(w->nvml_lib, sizeof(w->nvml_lib), "%s", a->cfg.collect.nvml);
+	for (size_t i = 0; i < a->cfg.collect.n_exclude; i++)
+		w->no_gpu |= strcmp(a->cfg.collect.exclude[i], "nvml") == 0;
 	s[0] = &w->pa, s[1] = &w->pb, s[2] = &w->ca, s[3] = &w->cb;
 	s[4] = &w->base[0], s[5] = &w->base[1], s[6] = &w->spare;
 	rc = rv_attrib_new(a->cfg.collect.root, &lim, &w->at, err);
@@ -322,13 +376,15 @@ void rv_agent_whose_stop(struct agent *a)
 
 /* The resources of an incident: its subsystem's, and the one of the first
  * other subsystem in `ranked` ("cpu:0.712,mem:0.204") with a share of at
- * least WHOSE_SECOND that stands for another resource. */
-static void resources(const char *subsystem, const char *ranked, struct whose_req *r)
+ * least WHOSE_SECOND that stands for another resource; the GPUs stand
+ * for one of their own when gpu is 1, else for CPU time. */
+static void resources(const char *subsystem, const char *ranked, int gpu, int *res,
+		      size_t *nres)
 {
 	const char *p = ranked ? ranked : "";
 
-	r->res[0] = res_of(subsystem);
-	r->nres = 1;
+	res[0] = res_of(subsystem, gpu);
+	*nres = 1;
 	while (*p) {
 		const char *colon = strchr(p, ':'), *next = strchr(p, ',');
 		char name[16], *end;
@@ -343,25 +399,28 @@ static void resources(const char *subsystem, const char *ranked, struct whose_re
 		if (end == colon + 1)
 			break;
 		if (share >= WHOSE_SECOND && strcmp(name, subsystem) != 0 &&
-		    res_of(name) != r->res[0]) {
-			r->res[r->nres++] = res_of(name);
+		    res_of(name, gpu) != res[0]) {
+			res[(*nres)++] = res_of(name, gpu);
 			break;
 		}
 		p = next ? next + 1 : "";
 	}
 }
 
-void rv_agent_whose_request(struct agent *a, uint64_t id, const char *subsystem,
-			    const char *ranked)
+void rv_agent_whose_request(struct agent *a, const struct rv_store_incident *in)
 {
 	struct agent_whose *w = a->whose;
+	struct whose_req *r;
 
 	if (!w)
 		return;
 	pthread_mutex_lock(&w->mu);
 	if (w->nreq < WHOSE_QUEUE) {
-		w->req[w->nreq] = (struct whose_req){ .id = id };
-		resources(subsystem, ranked, &w->req[w->nreq++]);
+		r = &w->req[w->nreq++];
+		*r = (struct whose_req){ .id = in->id };
+		resources(in->subsystem, in->subsystems, 1, r->res, &r->nres);
+		resources(in->subsystem, in->subsystems, 0, r->plain, &r->nplain);
+		rv_agent_gpu_named(in, &r->gpus);
 		pthread_cond_signal(&w->cv);
 	} else {
 		w->dropped++;

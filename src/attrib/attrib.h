@@ -165,6 +165,17 @@ size_t rv_attrib_rank(struct rv_attrib *a, const struct rv_attrib_snap *before,
 int rv_attrib_proc_amount(const struct rv_attrib_snap *before, const struct rv_attrib_snap *after,
 			  int pid, enum rv_attrib_res res, double *amount);
 
+/*
+ * Process pid of the process snapshot s as a consumer without an amount,
+ * for a caller that measured it elsewhere (the GPU processes of whose
+ * workload): pid, comm, cgroup and what its path says, the command line
+ * read now as rv_attrib_rank reads it; res CPU, amount and share 0,
+ * before and pressure NaN. 0; -ENOENT when s has no such pid; -EINVAL for
+ * a cgroup snapshot.
+ */
+int rv_attrib_proc_who(struct rv_attrib *a, const struct rv_attrib_snap *s, int pid,
+		       struct rv_consumer *out);
+
 /* "pid 4242 stress-ng in system.slice/foo.service took 1.90 cores (61 %)"
  * (a process in a container, pod or Slurm job: "in docker 3f2a9c1b0d7e")
  * or "cgroup docker 3f2a9c1b0d7e took 1.90 cores (61 %), 0.10 before"

@@ -1,6 +1,8 @@
 /*
  * rank.c - the consumers of a resource between two snapshots
- * (rv_attrib_rank), their one-line text, and the resource names.
+ * (rv_attrib_rank), one process of a snapshot as a consumer measured
+ * elsewhere (rv_attrib_proc_who), their one-line text, and the resource
+ * names.
  *
  * Processes are matched by (pid, starttime): the same pid with another
  * start time is a new process, counted from zero like one that appears
@@ -31,9 +33,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "base/buf.h"
 
 enum { REL_MAX = 48, PROC_PATH = AP_ROOT_MAX + REL_MAX };
 
@@ -235,6 +238,20 @@ static void fill_proc(struct rv_attrib *a, const struct rv_attrib_snap *s, const
 	o->pressure = NAN;
 }
 
+int rv_attrib_proc_who(struct rv_attrib *a, const struct rv_attrib_snap *s, int pid,
+		       struct rv_consumer *out)
+{
+	struct top none = { .max = 1 };
+	long i;
+
+	if (!a || !s || !out || s->kind != AP_PROCS)
+		return -EINVAL;
+	if ((i = ap_proc_find(s, pid)) < 0)
+		return -ENOENT;
+	fill_proc(a, s, &none, &(struct cand){ .idx = (size_t)i, .pid = pid }, RV_ATTRIB_CPU, out);
+	return 0;
+}
+
 static size_t rank_procs(struct rv_attrib *a, const struct rv_attrib_snap *b,
 			 const struct rv_attrib_snap *s, enum rv_attrib_res res,
 			 struct rv_consumer *out, struct top *t)
@@ -308,50 +325,30 @@ size_t rv_attrib_rank(struct rv_attrib *a, const struct rv_attrib_snap *before,
 
 /* -------------------------------------------------------------- text */
 
-struct text {
-	char *buf;
-	size_t cap, len;          /* len: what snprintf would have written */
-};
-
-static void add(struct text *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void add(struct text *o, const char *fmt, ...)
-{
-	size_t room = o->len < o->cap ? o->cap - o->len : 0;
-	va_list ap;
-	int k;
-
-	va_start(ap, fmt);
-	k = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		o->len += (size_t)k;
-}
-
 /* Bytes in B, KiB, MiB or GiB. */
-static void add_bytes(struct text *o, double v)
+static void add_bytes(struct rv_text *o, double v)
 {
 	double m = fabs(v);
 
 	if (m >= gib)
-		add(o, "%.1f GiB", v / gib);
+		rv_text_add(o, "%.1f GiB", v / gib);
 	else if (m >= mib)
-		add(o, "%.0f MiB", v / mib);
+		rv_text_add(o, "%.0f MiB", v / mib);
 	else if (m >= kib)
-		add(o, "%.0f KiB", v / kib);
+		rv_text_add(o, "%.0f KiB", v / kib);
 	else
-		add(o, "%.0f B", v);
+		rv_text_add(o, "%.0f B", v);
 }
 
 /* v in the unit of res (cores named only when `cores`). */
-static void add_amount(struct text *o, enum rv_attrib_res res, double v, int cores)
+static void add_amount(struct rv_text *o, enum rv_attrib_res res, double v, int cores)
 {
 	if (res == RV_ATTRIB_CPU)
-		add(o, cores ? "%.2f cores" : "%.2f", v);
+		rv_text_add(o, cores ? "%.2f cores" : "%.2f", v);
 	else if (res == RV_ATTRIB_MEM)
 		add_bytes(o, v);
 	else
-		add(o, "%.1f MB/s", v / mb);
+		rv_text_add(o, "%.1f MB/s", v / mb);
 }
 
 /* 1 when the name says more than the path: a container, pod, job or unit. */
@@ -360,41 +357,41 @@ static int says(const struct rv_cgname *n)
 	return n->container[0] || n->pod_uid[0] || n->slurm_job[0] || n->unit[0];
 }
 
-static void add_who(struct text *o, const struct rv_consumer *c)
+static void add_who(struct rv_text *o, const struct rv_consumer *c)
 {
 	const struct rv_cgname *n = &c->name;
 	const char *where = c->cgroup[0] == '/' ? c->cgroup + 1 : c->cgroup;
 
 	if (c->is_cgroup) {
-		add(o, "cgroup %s", says(n) ? n->label : c->cgroup);
+		rv_text_add(o, "cgroup %s", says(n) ? n->label : c->cgroup);
 		return;
 	}
-	add(o, "pid %d %s", c->pid, c->comm);
+	rv_text_add(o, "pid %d %s", c->pid, c->comm);
 	if (n->container[0] || n->pod_uid[0] || n->slurm_job[0])
-		add(o, " in %s", n->label);
+		rv_text_add(o, " in %s", n->label);
 	else if (where[0])
-		add(o, " in %s", where);
+		rv_text_add(o, " in %s", where);
 }
 
 int rv_consumer_text(const struct rv_consumer *c, char *buf, size_t cap)
 {
-	struct text o = { .buf = buf, .cap = buf ? cap : 0 };
+	struct rv_text o = { .buf = buf, .cap = buf ? cap : 0 };
 	int mem = c->res == RV_ATTRIB_MEM;
 
 	if (o.cap)
 		buf[0] = '\0';
 	add_who(&o, c);
-	add(&o, " %s ", mem ? (c->amount < 0.0 ? "shrank" : "grew") : "took");
+	rv_text_add(&o, " %s ", mem ? (c->amount < 0.0 ? "shrank" : "grew") : "took");
 	add_amount(&o, c->res, mem ? fabs(c->amount) : c->amount, 1);
 	if (c->res == RV_ATTRIB_IO)
-		add(&o, " of I/O");
-	add(&o, " (%.0f %%)", c->share * 100.0);
+		rv_text_add(&o, " of I/O");
+	rv_text_add(&o, " (%.0f %%)", c->share * 100.0);
 	if (isfinite(c->before)) {
-		add(&o, ", ");
+		rv_text_add(&o, ", ");
 		add_amount(&o, c->res, c->before, 0);
-		add(&o, " before");
+		rv_text_add(&o, " before");
 	}
 	if (isfinite(c->pressure))
-		add(&o, ", %s pressure %.1f %%", rv_attrib_res_name(c->res), c->pressure);
+		rv_text_add(&o, ", %s pressure %.1f %%", rv_attrib_res_name(c->res), c->pressure);
 	return (int)o.len;
 }

@@ -123,3 +123,16 @@ char *rv_buf_take(struct rv_buf *b, size_t *len)
 	rv_buf_init(b, b->max);
 	return p;
 }
+
+void rv_text_add(struct rv_text *t, const char *fmt, ...)
+{
+	size_t room = t->len < t->cap ? t->cap - t->len : 0;
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(room ? t->buf + t->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		t->len += (size_t)k;
+}

@@ -54,4 +54,16 @@ const char *rv_buf_text(const struct rv_buf *b, size_t *len);
  * memory: b is then emptied too. */
 char *rv_buf_take(struct rv_buf *b, size_t *len);
 
+/*
+ * Text appended into a caller's fixed buffer, snprintf-style: cut to fit,
+ * always terminated when cap > 0, and len says what the whole text would
+ * have taken (len >= cap: cut). buf may be NULL with cap 0 to measure.
+ */
+struct rv_text {
+	char *buf;
+	size_t cap, len;
+};
+
+void rv_text_add(struct rv_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

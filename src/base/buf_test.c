@@ -184,9 +184,31 @@ static void test_utf8_len(void **state)
 	assert_int_equal(rv_utf8_len((const unsigned char *)"\xbf"), 0);
 }
 
+/* rv_text_add: appends, cuts to fit with a terminator, counts the whole
+ * text; a NULL buffer only measures. */
+static void test_text_add(void **state)
+{
+	char buf[8];
+	struct rv_text t = { .buf = buf, .cap = sizeof(buf) };
+	struct rv_text m = { 0 };
+
+	(void)state;
+	rv_text_add(&t, "pid %d", 42);
+	assert_string_equal(buf, "pid 42");
+	rv_text_add(&t, " on gpu%u", 3u);
+	assert_string_equal(buf, "pid 42 ");
+	assert_int_equal(t.len, strlen("pid 42 on gpu3"));
+	rv_text_add(&t, "%s", "x");
+	assert_string_equal(buf, "pid 42 ");
+	assert_int_equal(t.len, strlen("pid 42 on gpu3x"));
+	rv_text_add(&m, "%s-%d", "abc", 12345);
+	assert_int_equal(m.len, 9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_add),
 		cmocka_unit_test(test_buf_append),
 		cmocka_unit_test(test_buf_grows_and_resets),
 		cmocka_unit_test(test_buf_cap_is_sticky),

@@ -414,8 +414,8 @@ static void test_gpu_facts(void **state)
 	memset(&f, 0, sizeof(f));
 	assert_int_equal(rv_facts_collect(&cfg, &f, &err), 0);
 	expect(&f, "gpu.driver", "999.99-fake");
-	expect(&f, "gpu.0.name", "NVIDIA H200 (fake 0)");
-	expect(&f, "gpu.1.name", "NVIDIA H200 (fake 1)");
+	expect(&f, "gpu.0.name", "NVIDIA T4 (fake 0)");
+	expect(&f, "gpu.1.name", "NVIDIA T4 (fake 1)");
 	expect_absent(&f, "gpu.2.name");
 	rv_facts_fini(&f);
 

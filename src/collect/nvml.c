@@ -12,16 +12,16 @@
  * Per GPU ("gpu<index>"): the base rows (nvml_rows.c: utilization,
  * memory, power, energy, temperature, clocks, PCIe throughput and
  * replays, volatile ECC counts, clock event reasons, P-state, retired
- * pages, memory temperature, row remapping, fan) and XID critical errors
- * (an event set drained without waiting at each sample). Then the parts,
- * each for every GPU: GPM and MIG instances (nvml_gpm.c), NVLink
- * (nvml_link.c), compute processes (nvml_proc.c). A call that answers
- * NOT_SUPPORTED at open gets no channel; what a part cannot give is
- * listed among the unavailable with the reason. A call that fails later
- * leaves its channels invalid for that sample. A GPU that falls off the
- * bus (GPU_IS_LOST, NOT_FOUND) is marked lost: its channels stay invalid
- * until the collector reopens, the other GPUs go on. Sampling allocates
- * nothing and never blocks on events.
+ * pages, memory temperature (a field of nvmlDeviceGetFieldValues), row
+ * remapping, fan) and XID critical errors (an event set drained without
+ * waiting at each sample). Then the parts, each for every GPU: GPM and
+ * MIG instances (nvml_gpm.c), NVLink (nvml_link.c), compute processes
+ * (nvml_proc.c). A call that answers NOT_SUPPORTED at open gets no
+ * channel; what a part cannot give is listed among the unavailable with
+ * the reason. A call that fails later leaves its channels invalid for
+ * that sample. A GPU that falls off the bus (GPU_IS_LOST, NOT_FOUND) is
+ * marked lost: its channels stay invalid until the collector reopens, the
+ * other GPUs go on. Sampling allocates nothing and never blocks on events.
  */
 #include "collect/sources.h"
 
@@ -37,7 +37,7 @@
 
 static const char default_lib[] = "libnvidia-ml.so.1";
 
-enum { MAX_EVENTS_PER_SAMPLE = 1024, SYM_NAMES = 3, NAME_LEN_ASKED = 96 };
+enum { MAX_EVENTS_PER_SAMPLE = 1024, NAME_LEN_ASKED = 96 };
 
 static const unsigned long long EVENT_XID = 0x8;   /* nvmlEventTypeXidCriticalError */
 
@@ -46,13 +46,7 @@ _Static_assert(sizeof(void *) == sizeof(int (*)(void)),
 
 #define API(f) offsetof(struct nvml_api, f)
 
-struct sym {
-	const char *names[SYM_NAMES];   /* newest first; NULL ends */
-	size_t off;
-	int required;
-};
-
-static const struct sym syms[] = {
+static const struct rv_nvml_symdef syms[] = {
 	{ { "nvmlInit_v2", "nvmlInit" }, API(init), 1 },
 	{ { "nvmlShutdown" }, API(shutdown), 1 },
 	{ { "nvmlErrorString" }, API(error_string), 0 },
@@ -72,6 +66,9 @@ static const struct sym syms[] = {
 	    "nvmlDeviceGetCurrentClocksThrottleReasons" }, API(throttle), 0 },
 	{ { "nvmlDeviceGetPerformanceState" }, API(pstate), 0 },
 	{ { "nvmlDeviceGetRetiredPages" }, API(retired), 0 },
+	{ { "nvmlDeviceGetFieldValues" }, API(field_values), 0 },
+	{ { "nvmlDeviceGetRemappedRows" }, API(remapped_rows), 0 },
+	{ { "nvmlDeviceGetFanSpeed" }, API(fan), 0 },
 	{ { "nvmlEventSetCreate" }, API(evset_create), 0 },
 	{ { "nvmlEventSetFree" }, API(evset_free), 0 },
 	{ { "nvmlDeviceRegisterEvents" }, API(register_events), 0 },
@@ -140,17 +137,27 @@ static int have_fn(const struct nvml_api *a, size_t off)
 	return p != NULL;
 }
 
+const char *rv_nvml_resolve(void *dl, const struct rv_nvml_symdef *defs, size_t n, void *api)
+{
+	for (size_t i = 0; i < n; i++) {
+		void *p = rv_nvml_sym(dl, defs[i].names);
+
+		if (!p && defs[i].required)
+			return defs[i].names[0];
+		memcpy((char *)api + defs[i].off, &p, sizeof(p));
+	}
+	return NULL;
+}
+
 /* Fills st->api from the symbol table; -ENOSYS naming a missing required one. */
 static int resolve(struct nvml_src *st, struct rv_err *err)
 {
-	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		void *p = rv_nvml_sym(st->dl, syms[i].names);
+	const char *missing = rv_nvml_resolve(st->dl, syms, sizeof(syms) / sizeof(syms[0]),
+					      &st->api);
 
-		if (!p && syms[i].required)
-			return rv_err_set(err, -ENOSYS, "%s: no symbol %s (nor an older name)",
-					  st->lib, syms[i].names[0]);
-		memcpy((char *)&st->api + syms[i].off, &p, sizeof(p));
-	}
+	if (missing)
+		return rv_err_set(err, -ENOSYS, "%s: no symbol %s (nor an older name)", st->lib,
+				  missing);
 	return 0;
 }
 

@@ -45,6 +45,32 @@ struct nvml_event_data {
 	unsigned int gpu_instance, compute_instance;
 };
 
+/* nvmlFieldValue_t of nvml.h (nvmlDeviceGetFieldValues): the caller sets
+ * fieldId and scopeId (a link for the NVLink fields that take one), NVML
+ * fills the rest; `ret` (nvmlReturn) is this value's own answer and
+ * `value_type` (nvmlValueType_t) says which member of `value` it wrote. */
+union nvml_value {
+	double d;
+	unsigned int ui;
+	unsigned long ul;
+	unsigned long long ull;
+	long long sll;
+	int si;
+	unsigned short us;
+};
+struct nvml_field_value {
+	unsigned int field_id, scope_id;
+	long long timestamp_us, latency_us;
+	int value_type;
+	int ret;
+	union nvml_value value;
+};
+_Static_assert(sizeof(struct nvml_field_value) == 40, "nvmlFieldValue_t is 40 bytes");
+
+/* A field value as a double (nvml_rows.c): its own nvmlReturn when that
+ * is not success, RV_NVML_NO_VALUE for a value type we do not know. */
+int rv_nvml_field_double(const struct nvml_field_value *f, double *v);
+
 /* The calls of the base rows and of the source's frame (nvml.c). */
 struct nvml_api {
 	int (*init)(void);
@@ -65,6 +91,10 @@ struct nvml_api {
 	int (*throttle)(struct nvml_dev *d, unsigned long long *reasons);
 	int (*pstate)(struct nvml_dev *d, int *p);
 	int (*retired)(struct nvml_dev *d, int cause, unsigned int *n, unsigned long long *addr);
+	int (*field_values)(struct nvml_dev *d, int n, struct nvml_field_value *v);
+	int (*remapped_rows)(struct nvml_dev *d, unsigned int *corr, unsigned int *unc,
+			     unsigned int *pending, unsigned int *failed);
+	int (*fan)(struct nvml_dev *d, unsigned int *pct);
 	int (*evset_create)(struct nvml_evset **set);
 	int (*evset_free)(struct nvml_evset *set);
 	int (*register_events)(struct nvml_dev *d, unsigned long long types, struct nvml_evset *set);
@@ -145,6 +175,18 @@ extern const struct nvml_part rv_nvml_part_proc;   /* nvml_proc.c: processes */
 
 /* The first of `names` (newest first, NULL-terminated) the library has. */
 void *rv_nvml_sym(void *dl, const char *const *names);
+
+/* One call of a table of function pointers (an api struct): its names,
+ * newest first, and where its pointer goes. */
+struct rv_nvml_symdef {
+	const char *names[3];           /* NULL ends */
+	size_t off;                     /* offsetof(api struct, member) */
+	int required;
+};
+
+/* Fills the api struct from defs[0..n) (NULL for a missing optional
+ * call): NULL, or the newest name of the first required one missing. */
+const char *rv_nvml_resolve(void *dl, const struct rv_nvml_symdef *defs, size_t n, void *api);
 
 /* NVML's text for `ret` ("Not Supported"), or "NVML error". */
 const char *rv_nvml_text(const struct nvml_src *st, int ret);

@@ -3,6 +3,12 @@
  * and the channels it fills for each GPU (nvml_int.h). A row whose call
  * the driver lacks, or that answers NOT_SUPPORTED at open, has no channel
  * on that GPU.
+ *
+ * The health rows at the end: memory temperature and row remapping exist
+ * on data-centre (HBM) boards, fan speed only on boards with a fan (not on
+ * passively cooled SXM modules); elsewhere they answer NOT_SUPPORTED and
+ * have no channel. Memory temperature has no call of its own: it is field
+ * NVML_FI_DEV_MEMORY_TEMP of nvmlDeviceGetFieldValues, one field per call.
  */
 #include "collect/nvml_int.h"
 
@@ -21,6 +27,18 @@ enum {
 	NVML_VOLATILE_ECC = 0,
 	NVML_PAGE_RETIREMENT_CAUSE_COUNT = 2,   /* multiple single-bit, double-bit */
 	NVML_PSTATE_MAX = 15,                   /* P0..P15; 32 is "unknown" */
+	NVML_FI_DEV_MEMORY_TEMP = 82,           /* nvml.h field id; degrees C */
+};
+
+/* nvmlValueType_t: which member of a field's value NVML wrote. */
+enum {
+	NVML_VALUE_TYPE_DOUBLE = 0,
+	NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+	NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+	NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+	NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+	NVML_VALUE_TYPE_SIGNED_INT = 5,
+	NVML_VALUE_TYPE_UNSIGNED_SHORT = 6,     /* newer drivers */
 };
 
 /* nvmlClocksEventReason* (formerly ThrottleReason) bits. */
@@ -150,6 +168,48 @@ static int rd_retired(const struct nvml_api *a, struct nvml_dev *d, int arg, dou
 	return RV_NVML_SUCCESS;
 }
 
+int rv_nvml_field_double(const struct nvml_field_value *f, double *v)
+{
+	if (f->ret != RV_NVML_SUCCESS)
+		return f->ret;
+	switch (f->value_type) {
+	case NVML_VALUE_TYPE_DOUBLE: *v = f->value.d; break;
+	case NVML_VALUE_TYPE_UNSIGNED_INT: *v = f->value.ui; break;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG: *v = (double)f->value.ul; break;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: *v = (double)f->value.ull; break;
+	case NVML_VALUE_TYPE_SIGNED_LONG_LONG: *v = (double)f->value.sll; break;
+	case NVML_VALUE_TYPE_SIGNED_INT: *v = f->value.si; break;
+	case NVML_VALUE_TYPE_UNSIGNED_SHORT: *v = f->value.us; break;
+	default: return RV_NVML_NO_VALUE;
+	}
+	return RV_NVML_SUCCESS;
+}
+
+/* One field of nvmlDeviceGetFieldValues, `field` its id. The answer is
+ * the value's own nvmlReturn: the call itself succeeds for a field the
+ * board does not have. */
+static int rd_field(const struct nvml_api *a, struct nvml_dev *d, int field, double *v)
+{
+	struct nvml_field_value f = { .field_id = (unsigned int)field };
+	int ret = a->field_values(d, 1, &f);
+
+	return ret != RV_NVML_SUCCESS ? ret : rv_nvml_field_double(&f, v);
+}
+
+/* Rows remapped for correctable and uncorrectable errors (cumulative),
+ * then whether a remap waits for a reset and whether one failed. */
+static int rd_remap(const struct nvml_api *a, struct nvml_dev *d, int arg, double *v)
+{
+	unsigned int corr = 0, unc = 0, pending = 0, failed = 0;
+	int ret = a->remapped_rows(d, &corr, &unc, &pending, &failed);
+
+	v[0] = corr;
+	v[1] = unc;
+	v[2] = pending != 0;
+	v[3] = failed != 0;
+	return ret;
+}
+
 /* Channel order of a GPU: these rows (those it has), then gpu.xid_errors. */
 const struct nvml_row rv_nvml_rows[] = {
 	{ API(utilization), rd_util, 0, 2, { "gpu.util_pct", "gpu.mem_util_pct" }, { 1, 1 } },
@@ -169,5 +229,10 @@ const struct nvml_row rv_nvml_rows[] = {
 	    "gpu.throttle_hw_slowdown" }, { 1, 1, 1, 1 } },
 	{ API(pstate), rd_pstate, 0, 1, { "gpu.pstate" }, { 1 } },
 	{ API(retired), rd_retired, 0, 1, { "gpu.retired_pages" }, { 1 } },
+	{ API(field_values), rd_field, NVML_FI_DEV_MEMORY_TEMP, 1, { "gpu.mem_temp_c" }, { 1 } },
+	{ API(remapped_rows), rd_remap, 0, 4,
+	  { "gpu.remapped_rows_corr", "gpu.remapped_rows_uncorr", "gpu.remap_pending",
+	    "gpu.remap_failed" }, { 1, 1, 1, 1 } },
+	{ API(fan), rd_uint, (int)API(fan), 1, { "gpu.fan_pct" }, { 1 } },
 };
 const size_t rv_nvml_nrows = sizeof(rv_nvml_rows) / sizeof(rv_nvml_rows[0]);

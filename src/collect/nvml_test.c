@@ -5,7 +5,11 @@
  * (no channel) or fail while sampling (invalid), an old library with
  * unversioned names and missing calls, a library without a required
  * symbol, a path that does not load, nvmlInit failing, no GPU, a GPU lost
- * mid-run, XID events, and the real library name on this host.
+ * mid-run, XID events, and the real library name on this host. The
+ * health rows per model (memory temperature, row remapping, fan: none on
+ * the basic model), a memory temperature field that fails or is not
+ * supported, and the clock event reasons under their current name and
+ * the deprecated one (libnvidia_ml_old.so) giving the same channels.
  *
  * Until the catalog lists rv_metrics_gpu, the tests that need channels are
  * skipped (rv_chanlist_add refuses types it does not know).
@@ -278,6 +282,189 @@ static void test_xid_events(void **state)
 	run_close(&r);
 }
 
+/* reset(), and the fake's field variables (tests/fakes/nvidia_ml_fake/link.c). */
+static int reset_fields(void **state)
+{
+	reset(state);
+	unsetenv("FAKE_NVML_FIELD_FAIL");
+	unsetenv("FAKE_NVML_FIELD_NOT_SUPPORTED");
+	return 0;
+}
+
+static const char *const health_types[] = {
+	"gpu.mem_temp_c", "gpu.remapped_rows_corr", "gpu.remapped_rows_uncorr",
+	"gpu.remap_pending", "gpu.remap_failed", "gpu.fan_pct",
+};
+enum { HEALTH = sizeof(health_types) / sizeof(health_types[0]), H_FAN = HEALTH - 1 };
+
+/* The health channels of a GPU follow gpu.retired_pages, before
+ * gpu.xid_errors; the fan only where `fan`. */
+static void check_health_layout(const struct run *r, unsigned g, int fan)
+{
+	char name[96];
+	long at;
+
+	snprintf(name, sizeof(name), "gpu.retired_pages:gpu%u", g);
+	at = chan(r, name);
+	assert_true(at >= 0);
+	for (size_t k = 0; k < HEALTH; k++) {
+		if (k == H_FAN && !fan)
+			continue;
+		snprintf(name, sizeof(name), "%s:gpu%u", health_types[k], g);
+		assert_string_equal(r->l.v[++at].name, name);
+	}
+	snprintf(name, sizeof(name), "gpu.xid_errors:gpu%u", g);
+	assert_string_equal(r->l.v[++at].name, name);
+	if (!fan) {
+		snprintf(name, sizeof(name), "gpu.fan_pct:gpu%u", g);
+		assert_int_equal(chan(r, name), -1);
+	}
+}
+
+/* Health values of GPU g at call k (tests/fakes/nvidia_ml_fake/health.c). */
+static void check_health(const struct run *r, unsigned g, unsigned k, int fan)
+{
+	assert_true(val(r, "gpu.mem_temp_c", g) == 60 + g + k);
+	assert_true(val(r, "gpu.remapped_rows_corr", g) == 2 * g + k);
+	assert_true(val(r, "gpu.remapped_rows_uncorr", g) == g);
+	assert_true(val(r, "gpu.remap_pending", g) == k % 2);
+	assert_true(val(r, "gpu.remap_failed", g) == (g == 1));
+	if (fan)
+		assert_true(val(r, "gpu.fan_pct", g) == 30 + g + k);
+}
+
+/* h100: memory temperature and row remapping, no fan (SXM); a100: all. */
+static void test_health_rows(void **state)
+{
+	static const char *const models[] = { "h100", "a100" };
+
+	(void)state;
+	need_catalog();
+	for (int m = 0; m < 2; m++) {
+		struct run r;
+		long i;
+
+		setenv("FAKE_NVML_MODEL", models[m], 1);
+		run_open_fake(&r, "libnvidia_ml_fake.so");
+		for (unsigned g = 0; g < 2; g++)
+			check_health_layout(&r, g, m == 1);
+		i = chan(&r, "gpu.mem_temp_c:gpu1");
+		assert_true(r.l.v[i].metric->kind == RV_KIND_GAUGE);
+		i = chan(&r, "gpu.remapped_rows_uncorr:gpu1");
+		assert_true(r.l.v[i].metric->kind == RV_KIND_EVENT);
+		for (unsigned k = 1; k <= 2; k++) {
+			run_sample(&r);
+			for (unsigned g = 0; g < 2; g++)
+				check_health(&r, g, k, m == 1);
+		}
+		run_close(&r);
+	}
+}
+
+/* The basic model answers none of the health calls. */
+static void test_health_basic(void **state)
+{
+	struct run r;
+	char name[96];
+
+	(void)state;
+	need_catalog();
+	run_open_fake(&r, "libnvidia_ml_fake.so");
+	assert_int_equal(r.l.n, 2 * PER_GPU);
+	for (size_t k = 0; k < HEALTH; k++) {
+		snprintf(name, sizeof(name), "%s:gpu0", health_types[k]);
+		assert_int_equal(chan(&r, name), -1);
+	}
+	run_close(&r);
+}
+
+/* The memory temperature field: failing, its channel is there and
+ * invalid; not supported, it has none. */
+static void test_mem_temp_field(void **state)
+{
+	struct run r;
+	long i;
+
+	(void)state;
+	need_catalog();
+	setenv("FAKE_NVML_MODEL", "h100", 1);
+	setenv("FAKE_NVML_FIELD_FAIL", "82", 1);
+	run_open_fake(&r, "libnvidia_ml_fake.so");
+	i = chan(&r, "gpu.mem_temp_c:gpu0");
+	assert_true(i >= 0);
+	run_sample(&r);
+	assert_int_equal(r.ok[i], 0);
+	assert_true(val(&r, "gpu.remapped_rows_corr", 0) == 1);
+	run_close(&r);
+
+	unsetenv("FAKE_NVML_FIELD_FAIL");
+	setenv("FAKE_NVML_FIELD_NOT_SUPPORTED", "82", 1);
+	run_open_fake(&r, "libnvidia_ml_fake.so");
+	assert_int_equal(chan(&r, "gpu.mem_temp_c:gpu0"), -1);
+	assert_true(chan(&r, "gpu.remapped_rows_corr:gpu0") >= 0);
+	run_close(&r);
+}
+
+static const char *const reason_types[] = {
+	"gpu.throttle_reasons", "gpu.throttle_power", "gpu.throttle_thermal",
+	"gpu.throttle_hw_slowdown",
+};
+enum { REASONS = sizeof(reason_types) / sizeof(reason_types[0]), REASON_SWEEPS = 5 };
+
+/* The clock event reason channels of both GPUs over REASON_SWEEPS sweeps. */
+static void sample_reasons(const char *lib, double out[REASON_SWEEPS][2][REASONS])
+{
+	struct run r;
+
+	run_open_fake(&r, lib);
+	for (int s = 0; s < REASON_SWEEPS; s++) {
+		run_sample(&r);
+		for (unsigned g = 0; g < 2; g++)
+			for (size_t t = 0; t < REASONS; t++)
+				out[s][g][t] = val(&r, reason_types[t], g);
+	}
+	run_close(&r);
+}
+
+/* Whether lib, with `unsupported` answering NOT_SUPPORTED, has the
+ * clock event reason channels. */
+static int has_reasons(const char *lib, const char *unsupported)
+{
+	struct run r;
+	int has;
+
+	setenv("FAKE_NVML_NOT_SUPPORTED", unsupported, 1);
+	run_open_fake(&r, lib);
+	has = chan(&r, "gpu.throttle_reasons:gpu0") >= 0;
+	run_close(&r);
+	unsetenv("FAKE_NVML_NOT_SUPPORTED");
+	return has;
+}
+
+/* nvmlDeviceGetCurrentClocksEventReasons (current drivers) and the
+ * deprecated nvmlDeviceGetCurrentClocksThrottleReasons (the old driver
+ * has only that name) give the same channels and values; each library is
+ * read through the name it has, the newest first. */
+static void test_clock_reason_names(void **state)
+{
+	static const char ev[] = "nvmlDeviceGetCurrentClocksEventReasons";
+	static const char thr[] = "nvmlDeviceGetCurrentClocksThrottleReasons";
+	static const double mask[4] = { 0x1, 0x4, 0x28, 0x48 };
+	double cur[REASON_SWEEPS][2][REASONS], old[REASON_SWEEPS][2][REASONS];
+
+	(void)state;
+	need_catalog();
+	sample_reasons("libnvidia_ml_fake.so", cur);
+	sample_reasons("libnvidia_ml_old.so", old);
+	assert_memory_equal(cur, old, sizeof(cur));
+	for (int s = 0; s < REASON_SWEEPS; s++)
+		assert_true(cur[s][1][0] == mask[(s + 1) % 4]);
+	assert_true(has_reasons("libnvidia_ml_fake.so", thr));
+	assert_false(has_reasons("libnvidia_ml_fake.so", ev));
+	assert_false(has_reasons("libnvidia_ml_old.so", thr));
+	assert_true(has_reasons("libnvidia_ml_old.so", ev));
+}
+
 /* The real library: absent on a host without the NVIDIA driver (-ENOENT,
  * the name in the reason); where it loads, open either works or fails
  * with a reason naming it. */
@@ -320,6 +507,10 @@ int main(void)
 		cmocka_unit_test_setup(test_no_gpu, reset),
 		cmocka_unit_test_setup(test_gpu_lost, reset),
 		cmocka_unit_test_setup(test_xid_events, reset),
+		cmocka_unit_test_setup(test_health_rows, reset_fields),
+		cmocka_unit_test_setup(test_health_basic, reset_fields),
+		cmocka_unit_test_setup(test_mem_temp_field, reset_fields),
+		cmocka_unit_test_setup(test_clock_reason_names, reset_fields),
 		cmocka_unit_test_setup(test_default_library, reset),
 	};
 

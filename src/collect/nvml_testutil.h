@@ -18,7 +18,8 @@ enum { MAXCH = 4096 };
 static const char *const fake_vars[] = {
 	"FAKE_NVML_GPUS", "FAKE_NVML_INIT_ERROR", "FAKE_NVML_NOT_SUPPORTED", "FAKE_NVML_FAIL",
 	"FAKE_NVML_LOST_AFTER", "FAKE_NVML_XIDS", "FAKE_NVML_MODEL", "FAKE_NVML_MIG",
-	"FAKE_NVML_PROCS",
+	"FAKE_NVML_PROCS", "FAKE_NVML_GPM_FAIL", "FAKE_NVML_GPM_UNSUPPORTED",
+	"FAKE_NVML_FIELD_FAIL", "FAKE_NVML_FIELD_NOT_SUPPORTED",
 };
 
 struct run {
@@ -32,9 +33,17 @@ struct run {
 
 static const double GIB = 1024.0 * 1024.0 * 1024.0, MIB = 1024.0 * 1024.0;
 
+/* The source a test left open when an assertion failed before
+ * run_close: closed by the next test's reset, so the fake library is
+ * unloaded and starts that test afresh (its channel list leaks). */
+static void *leftover_state;
+
 static int reset(void **state)
 {
 	(void)state;
+	if (leftover_state)
+		rv_src_nvml.close(leftover_state);
+	leftover_state = NULL;
 	for (size_t i = 0; i < sizeof(fake_vars) / sizeof(fake_vars[0]); i++)
 		unsetenv(fake_vars[i]);
 	return 0;
@@ -56,11 +65,17 @@ static void lib_path(struct run *r, const char *name)
 
 static int run_open(struct run *r, const char *lib)
 {
+	int rc;
+
 	memset(&r->l, 0, sizeof(r->l));
 	r->l.source = "nvml";
 	rv_err_clear(&r->err);
 	r->st = NULL;
-	return rv_src_nvml.open(&(struct rv_collect_cfg){ .root = "", .nvml_lib = lib }, &r->st, &r->l, &r->err);
+	rc = rv_src_nvml.open(&(struct rv_collect_cfg){ .root = "", .nvml_lib = lib }, &r->st, &r->l,
+			      &r->err);
+	if (rc == 0)
+		leftover_state = r->st;
+	return rc;
 }
 
 static void run_open_fake(struct run *r, const char *name)
@@ -81,6 +96,8 @@ static void run_sample(struct run *r)
 
 static void run_close(struct run *r)
 {
+	if (leftover_state == r->st)
+		leftover_state = NULL;
 	rv_src_nvml.close(r->st);
 	rv_chanlist_fini(&r->l);
 }

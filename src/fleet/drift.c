@@ -22,7 +22,9 @@
 #include "base/pool.h"
 #include "base/strparse.h"
 
-/* Keys that differ between healthy, identical nodes (drift.h says why). */
+/* Keys that differ between healthy, identical nodes (drift.h says why).
+ * The first two take a board's identity under any key that names it, the
+ * GPUs' gpu.<i>.uuid and gpu.<i>.serial (collect/nvml_facts.h) among them. */
 static const char *const default_exclude[] = {
 	"*serial*", "*uuid*",
 	"*.mac", "*.mac_*", "*.address", "*.perm_addr",

@@ -18,12 +18,15 @@
  * Keys compared: those matching an include glob (none given: every key)
  * and no exclude glob (fnmatch(3), no flags). The default excludes
  * (rv_drift_opts_default) are keys that differ between healthy identical
- * nodes: serial numbers, UUIDs, link-layer and IP addresses, host names
+ * nodes: serial numbers and UUIDs (each GPU's gpu.<i>.serial and
+ * gpu.<i>.uuid too), link-layer and IP addresses, host names
  * and machine or boot ids, and the network interfaces that containers and
  * VMs create per node (veth*, docker*, br-*, virbr*, cali*, flannel*,
  * cni*, tap*, vnet*, tun*: their names and presence follow what runs
  * there). Link state (net.*.operstate) stays: a link down on one node of
- * a job is exactly what to name.
+ * a job is exactly what to name, and so do the GPUs' settings (ECC,
+ * persistence, power limits, application clocks, MIG, the PCIe link as
+ * trained and at best, VBIOS, driver and CUDA versions).
  *
  * Numbers and tolerance: for keys matching a tolerant glob (default
  * "*total_bytes": mem.total_bytes differs by a few MiB between identical

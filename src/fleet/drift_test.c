@@ -4,8 +4,9 @@
  * split a[n1,n2] b[...]") and compared whole: odd values and missing keys,
  * splits 2-2 and 1-1-1, a key most nodes lack, numbers within the
  * tolerance (and MTUs, which have none), the default excludes and own
- * globs, input order, nodes that report only excluded keys, the limits and
- * the errors, a second run, and a group of 3000 nodes.
+ * globs, GPU identity against GPU settings, input order, nodes that
+ * report only excluded keys, the limits and the errors, a second run, and
+ * a group of 3000 nodes.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -267,6 +268,49 @@ static void test_globs(void **state)
 	rv_drift_free(d);
 }
 
+/* GPU facts of three nodes (collect/nvml_facts.h): every board has its own
+ * UUID and serial, which is no drift; ECC off on one node's GPU 0 and a
+ * link trained at x8 where its peers run x16 are, each naming the node;
+ * the best link, the same everywhere, is not. */
+static void test_gpu_facts(void **state)
+{
+	static const struct fact3 facts[] = {
+		{ "a", "gpu.0.uuid", "GPU-5b3c1e2a" }, { "a", "gpu.0.serial", "1654922001" },
+		{ "a", "gpu.0.ecc", "on" }, { "a", "gpu.0.pcie_width", "x16" },
+		{ "a", "gpu.0.pcie_link_max", "gen5 x16" }, { "a", "gpu.0.power_limit_w", "700" },
+		{ "b", "gpu.0.uuid", "GPU-9f00d7c4" }, { "b", "gpu.0.serial", "1654922002" },
+		{ "b", "gpu.0.ecc", "off" }, { "b", "gpu.0.pcie_width", "x16" },
+		{ "b", "gpu.0.pcie_link_max", "gen5 x16" }, { "b", "gpu.0.power_limit_w", "700" },
+		{ "c", "gpu.0.uuid", "GPU-0e8d44b1" }, { "c", "gpu.0.serial", "1654922003" },
+		{ "c", "gpu.0.ecc", "on" }, { "c", "gpu.0.pcie_width", "x8" },
+		{ "c", "gpu.0.pcie_link_max", "gen5 x16" }, { "c", "gpu.0.power_limit_w", "700" },
+	};
+	static const char *const want[] = {
+		"gpu.0.ecc: on (2/3) odd: b=off",
+		"gpu.0.pcie_width: x16 (2/3) odd: c=x8",
+	};
+	/* Identity: left out. Configuration: compared (no default glob may
+	 * swallow one by accident). */
+	static const char *const identity[] = { "gpu.0.uuid", "gpu.7.serial" };
+	static const char *const config[] = {
+		"gpu.driver", "gpu.cuda_driver", "gpu.nvml_version", "gpu.count", "gpu.0.name",
+		"gpu.0.vbios", "gpu.0.persistence", "gpu.0.power_limit_w",
+		"gpu.0.power_limit_enforced_w", "gpu.0.app_clock_sm_mhz", "gpu.0.app_clock_mem_mhz",
+		"gpu.0.ecc", "gpu.0.mig", "gpu.0.pcie_width", "gpu.0.pcie_link_max",
+	};
+	struct rv_drift *d = new_drift(NULL);
+
+	(void)state;
+	add_all(d, facts, N(facts));
+	expect(d, want, N(want));
+	for (size_t i = 0; i < N(identity); i++)
+		assert_false(rv_drift_wanted(d, identity[i]));
+	for (size_t i = 0; i < N(config); i++)
+		if (!rv_drift_wanted(d, config[i]))
+			fail_msg("%s is configuration but left out of drift", config[i]);
+	rv_drift_free(d);
+}
+
 /* The order facts come in changes nothing; a node that reports only
  * excluded keys is still one of the group (and lacks the others). */
 static void test_order_and_silent_keys(void **state)
@@ -390,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_splits_and_lacking_majority),
 		cmocka_unit_test(test_tolerance),
 		cmocka_unit_test(test_globs),
+		cmocka_unit_test(test_gpu_facts),
 		cmocka_unit_test(test_order_and_silent_keys),
 		cmocka_unit_test(test_errors_and_limits),
 		cmocka_unit_test(test_second_run),

@@ -49,7 +49,7 @@
  *   incident_consumers(incident_id, pos, measured_ts, kind ('process' or
  *             'cgroup'), pid, comm, cmd, cgroup, label, runtime, container,
  *             pod_uid, qos, slurm_job, unit, resource ('cpu', 'memory',
- *             'io'), amount, before, share, pressure, text; PRIMARY KEY
+ *             'io', 'gpu'), amount, before, share, pressure, text; PRIMARY KEY
  *             (incident_id, pos); version 4): whose workload took the
  *             resource that moved, largest first (struct rv_store_consumer)
  *   kv(name TEXT PRIMARY KEY, value TEXT); names starting "store." are the
@@ -202,8 +202,10 @@ struct rv_store_consumer {
 	char qos[16];
 	char slurm_job[24];
 	char unit[128];
-	char resource[16];            /* "cpu", "memory", "io" */
-	double amount;                /* cores, bytes of growth, bytes/s */
+	char resource[16];            /* "cpu", "memory", "io", "gpu" */
+	/* cores, bytes of growth, bytes/s; gpu: the process's SM use, % of its
+	 * GPU (NaN: unknown), the GPU and its memory in the text only */
+	double amount;
 	double before;                /* the cgroup's rate in the baseline, NaN when unknown */
 	double share;                 /* of the whole, 0..1 */
 	double pressure;              /* the cgroup's PSI some avg10 %, NaN when unknown */

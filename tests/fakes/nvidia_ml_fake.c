@@ -199,6 +199,10 @@ int nvmlInit_v2(void)
 	memset(&fk, 0, sizeof(fk));
 	memset(ncalls, 0, sizeof(ncalls));
 	memset(&event_set, 0, sizeof(event_set));
+	fake_gpm_reset();
+	fake_link_reset();
+	fake_health_reset();
+	fake_proc_reset();
 	fk.model = model_of(getenv("FAKE_NVML_MODEL"));
 	fk.ngpu = n < 0 ? 0 : n > FAKE_MAX_GPUS ? FAKE_MAX_GPUS : (unsigned int)n;
 	for (unsigned int i = 0; i < fk.ngpu; i++)
@@ -256,14 +260,20 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned int index, struct nvmlDevice_st **dev
 	return R_OK;
 }
 
-/* "NVIDIA H200 (fake N)"; the driver "999.99-fake". For the static facts. */
+/* "NVIDIA T4 (fake N)" (basic), "NVIDIA H100 80GB HBM3 (fake N)" (h100),
+ * "NVIDIA A100-SXM4-80GB (fake N)" (a100); the driver "999.99-fake". */
 int nvmlDeviceGetName(struct nvmlDevice_st *d, char *name, unsigned int len)
 {
 	int ret = fake_check(__func__);
 
 	if (ret != R_OK)
 		return ret;
-	if (snprintf(name, len, "NVIDIA H200 (fake %u)", d->index) >= (int)len)
+	static const char *const model_name[] = {
+		[FAKE_BASIC] = "NVIDIA T4", [FAKE_H100] = "NVIDIA H100 80GB HBM3",
+		[FAKE_A100] = "NVIDIA A100-SXM4-80GB",
+	};
+
+	if (snprintf(name, len, "%s (fake %u)", model_name[fk.model], d->index) >= (int)len)
 		return R_INSUFFICIENT_SIZE;
 	return R_OK;
 }

@@ -2,9 +2,11 @@
 # bighost.sh - the collector on the fixture tree of a large GPU host
 # (tests/fixtures/collect/gen_bighost.py: 128 CPUs, 2 NUMA nodes, 4 NICs,
 # 4 InfiniBand ports, 8 NVMe disks, 8 pods under cgroup CPU quotas) with 8
-# GPUs from the fake libnvidia-ml: at least 700 channels over every
-# subsystem, each GPU present, and rates that match the fixture's counters
-# when the tree moves one step on between the two sweeps of --sample.
+# Hopper-class GPUs from the fake libnvidia-ml (FAKE_NVML_MODEL=h100: GPM,
+# 18 NVLink links each, processes): at least 700 channels over every
+# subsystem, each GPU with its 147 channels, and rates that match the
+# fixture's counters when the tree moves one step on between the two
+# sweeps of --sample.
 
 . "$SRC/tests/integration/lib.sh.inc"
 it_setup
@@ -16,7 +18,7 @@ if [ ! -f "$FAKE" ]; then
 fi
 /usr/bin/python3 "$SRC/tests/fixtures/collect/gen_bighost.py" host || not_ok "fixture generated"
 
-FAKE_NVML_GPUS=8 run metrics --root host --nvml "$FAKE" --json
+FAKE_NVML_MODEL=h100 FAKE_NVML_GPUS=8 run metrics --root host --nvml "$FAKE" --json
 expect_rc "metrics on the big host" 0
 if /usr/bin/python3 - out.txt <<'PY'
 import json, sys, collections
@@ -37,16 +39,28 @@ assert "storage.read_bytes:nvme7n1" in names and "storage.read_bytes:nvme7n1p1" 
 assert "net.rx_bytes:eth3" in names
 assert "mem.node_numa_hit:node1" in names or any(n.startswith("mem.node_") and n.endswith(":node1") for n in names)
 assert any(n.startswith("net.ib_") and "mlx5_3" in n for n in names)
+gpu = collections.Counter(n.split(":")[1].split("-")[0] for n in names if n.startswith("gpu."))
+print("    # GPU channels per GPU %s" % dict(gpu))
+assert sorted(gpu) == ["gpu%d" % g for g in range(8)] and set(gpu.values()) == {147}, gpu
+for g in range(8):
+    for t in ("gpu.sm_active_pct", "gpu.tensor_active_pct", "gpu.dram_active_pct",
+              "gpu.nvlink_tx_bytes", "gpu.processes", "gpu.mem_temp_c"):
+        assert "%s:gpu%d" % (t, g) in names, (t, g)
+    assert "gpu.nvlink_up:gpu%d-link17" % g in names and "gpu.nvlink_up:gpu%d-link18" % g not in names
+# perf and net.qdisc read the running kernel; Hopper has no per-link data
+# CRC counter (one note per GPU)
+nvl = [u for u in d["unavailable"] if u["source"] == "nvml.nvlink"]
+assert len(nvl) == 8 and all("gpu.nvlink_crc_data_errors not supported on 18 of 18 links" in u["reason"] for u in nvl), nvl
 for u in d["unavailable"]:
-    assert u["source"] in ("perf", "net.qdisc"), u   # they read the running kernel
+    assert u["source"] in ("perf", "net.qdisc", "nvml.nvlink"), u
 PY
-then ok "700+ channels over every subsystem, 8 GPUs"; else not_ok "700+ channels over every subsystem, 8 GPUs"; show out.txt; fi
+then ok "700+ channels over every subsystem, 8 GPUs of 147 channels"; else not_ok "700+ channels over every subsystem, 8 GPUs of 147 channels"; show out.txt; fi
 
 # Rates: the tree moves one step on (5000 more context switches, 10^6
 # more bytes on eth0, 8 x 10 more throttled periods and 8 x 5 ms more
 # throttled time) while --sample waits 2 s between its sweeps.
 (sleep 0.7; /usr/bin/python3 "$SRC/tests/fixtures/collect/gen_bighost.py" host --sweep 1) &
-FAKE_NVML_GPUS=8 run metrics --root host --nvml "$FAKE" --json --sample --interval 2000
+FAKE_NVML_MODEL=h100 FAKE_NVML_GPUS=8 run metrics --root host --nvml "$FAKE" --json --sample --interval 2000
 wait
 expect_rc "two sweeps on the big host" 0
 if /usr/bin/python3 - out.txt <<'PY'

@@ -53,4 +53,12 @@ int fake_check(const char *fn);
  * GPU. */
 int fake_gpu_check(const char *fn, const struct nvmlDevice_st *d);
 
+/* Each part file forgets its call counters and environment: called by
+ * nvmlInit_v2 when the init count goes from 0 to 1, so a test that fails
+ * before closing the source does not leave its state to the next one. */
+void fake_gpm_reset(void);
+void fake_link_reset(void);
+void fake_health_reset(void);
+void fake_proc_reset(void);
+
 #endif
