@@ -5,11 +5,13 @@
  *
  * The confusion matrix: for every built-in rule a synthetic incident
  * (kb_testdata.h: 60 baseline samples and 30 incident samples 0.5 s
- * apart, 0.5 % seeded noise, ~190 channels with realistic names: ~45
- * background channels that never move, per-CPU members cpu0..cpu7 of ten
- * families, and the signals the rules read) shows that rule's pattern; run through
- * rv_evidence_build and rv_kb_match, that rule must be the only one to
- * fire. A built-in rule without a case fails the test, so a new rule
+ * apart, 0.5 % seeded noise, ~300 channels with realistic names: ~45
+ * background channels that never move, per-CPU members cpu0..cpu7 of
+ * eleven families, the signals the rules read, GPM and NVLink channels)
+ * shows that rule's pattern; run through rv_evidence_build and
+ * rv_kb_match, that rule must be the only one to fire; in a ranked case,
+ * one more rule fires, the one that yields_to it, and ranks second. A
+ * built-in rule without a case fails the test, so a new rule
  * comes with its case. On failure the whole matrix is printed (always
  * with RV_KB_TEST_MATRIX=1 in the environment).
  */
@@ -91,11 +93,26 @@ static void test_builtin_loads(void **state)
 
 /* ---- the confusion matrix ---- */
 
+enum { NCASES = NELEM(cases) + NELEM(ranked_cases) };
+
+/* Case i of both tables: cases[] first, then ranked_cases[]; *below is the
+ * rule that must rank second, NULL when the case's rule fires alone. */
+static const struct scenario *case_at(size_t i, const char **below)
+{
+	*below = NULL;
+	if (i < NELEM(cases))
+		return &cases[i];
+	*below = ranked_cases[i - NELEM(cases)].below;
+	return &ranked_cases[i - NELEM(cases)].sc;
+}
+
 static const struct scenario *case_of(const char *id)
 {
-	for (size_t i = 0; i < NELEM(cases); i++)
-		if (strcmp(cases[i].rule, id) == 0)
-			return &cases[i];
+	const char *below;
+
+	for (size_t i = 0; i < NCASES; i++)
+		if (strcmp(case_at(i, &below)->rule, id) == 0)
+			return case_at(i, &below);
 	return NULL;
 }
 
@@ -117,8 +134,10 @@ static void print_matrix(const struct rv_kb *kb, const double *conf, size_t nrul
 	for (size_t j = 0; j < nrules; j++)
 		print_message(" r%-2zu", j);
 	print_message("\n");
-	for (size_t i = 0; i < NELEM(cases); i++) {
-		print_message("%-28s", cases[i].rule);
+	for (size_t i = 0; i < NCASES; i++) {
+		const char *below;
+
+		print_message("%-28s", case_at(i, &below)->rule);
 		for (size_t j = 0; j < nrules; j++) {
 			double c = conf[i * nrules + j];
 
@@ -131,15 +150,18 @@ static void print_matrix(const struct rv_kb *kb, const double *conf, size_t nrul
 	}
 }
 
-/* Runs case i; returns 1 when its rule is the only one that fired. */
+/* Runs case i; returns 1 when its rule is the only one that fired (in a
+ * ranked case: fired first, and its `below` second and last). */
 static int run_case(const struct rv_kb *kb, struct host *h, size_t i, double *row)
 {
 	struct rv_kb_match out[RV_KB_MATCH_MAX];
 	struct rv_evidence ev;
+	const char *below;
+	const struct scenario *sc = case_at(i, &below);
 	size_t n;
 	int ok;
 
-	host_fill(h, &cases[i], 1000 + i);
+	host_fill(h, sc, 1000 + i);
 	host_evidence(h, &ev);
 	n = rv_kb_match(kb, &ev, 0, out, RV_KB_MATCH_MAX);
 	for (size_t k = 0; k < n; k++) {
@@ -150,7 +172,8 @@ static int run_case(const struct rv_kb *kb, struct host *h, size_t i, double *ro
 		assert_true(out[k].nev >= 1);
 		row[j] = out[k].confidence;
 	}
-	ok = n == 1 && strcmp(rv_kb_rule_id(out[0].rule), cases[i].rule) == 0;
+	ok = n == (below ? 2u : 1u) && strcmp(rv_kb_rule_id(out[0].rule), sc->rule) == 0 &&
+	     (!below || strcmp(rv_kb_rule_id(out[1].rule), below) == 0);
 	rv_evidence_free(&ev);
 	return ok;
 }
@@ -159,7 +182,7 @@ static void test_confusion_matrix(void **state)
 {
 	struct rv_kb *kb = builtin();
 	size_t nrules = rv_kb_count(kb), bad = 0;
-	double *conf = malloc(NELEM(cases) * nrules * sizeof(*conf));
+	double *conf = malloc(NCASES * nrules * sizeof(*conf));
 	struct host *h = host_new();
 
 	(void)state;
@@ -170,12 +193,18 @@ static void test_confusion_matrix(void **state)
 				      rv_kb_rule_id(rv_kb_get(kb, j)));
 			bad++;
 		}
-	for (size_t i = 0; i < NELEM(cases) * nrules; i++)
+	for (size_t i = 0; i < NCASES * nrules; i++)
 		conf[i] = NAN;
-	for (size_t i = 0; i < NELEM(cases); i++)
+	for (size_t i = 0; i < NCASES; i++)
 		if (!run_case(kb, h, i, conf + i * nrules)) {
-			print_message("case %s: expected only rule %s to fire\n", cases[i].rule,
-				      cases[i].rule);
+			const char *below, *rule = case_at(i, &below)->rule;
+
+			if (below)
+				print_message("case %zu %s: expected rule %s first, %s second, no "
+					      "other\n", i, rule, rule, below);
+			else
+				print_message("case %zu %s: expected only rule %s to fire\n", i,
+					      rule, rule);
 			bad++;
 		}
 	if (bad || getenv("RV_KB_TEST_MATRIX"))

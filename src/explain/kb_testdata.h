@@ -2,9 +2,11 @@
  * kb_testdata.h - test support of kb_test.c (not part of the library): the
  * synthetic host and the crafted incidents of the confusion matrix.
  *
- * A host of ~190 channels with realistic names: the signals the rules
- * read, ~45 background channels that no case moves, and ten per-CPU
- * families (cpu0..cpu7). Each case names the one rule that must fire and
+ * A host of ~300 channels with realistic names: the signals the rules
+ * read, ~45 background channels that no case moves, eleven per-CPU
+ * families (cpu0..cpu7), and the GPM, NVLink and health channels of two
+ * Hopper GPUs (a case removes them with GONE for an older GPU). Each case
+ * names the one rule that must fire and
  * the channels that move in its incident; host_fill() writes 60 baseline
  * and 30 incident samples 0.5 s apart with 0.5 % seeded noise (base/rng.h),
  * host_evidence() builds their evidence as the agent would.
@@ -42,7 +44,7 @@ enum {
 	PULSE_ROW = BASE_ROWS + 5,   /* the one incident sample of an event */
 	MOVES_MAX = 16,
 	NAME_MAX_LEN = 64,
-	CHAN_MAX = 256,
+	CHAN_MAX = 320,
 };
 #define STEP_S 0.5   /* an incident of 14.5 s: long enough for `grows` */
 #define T0 1.7e9
@@ -141,6 +143,44 @@ static const struct chan_def per_cpu[] = {
 	{ "cpu.softirq_pct", 1 }, { "cpu.irq_pct", 0.3 }, { "cpu.steal_pct", 0.1 },
 	{ "cpu.iowait_pct", 0.5 }, { "net.softirq_net_rx", 2000 }, { "cpu.freq_mhz", 3400 },
 	{ "net.softnet_dropped", 0 }, { "net.softirq_net_tx", 50 },
+};
+
+/* GPM (per GPU), NVLink (per link "gpu<N>-link<L>"), health and process
+ * channels of a Hopper GPU, and the RDMA transport errors of the IB port.
+ * Added after the families above, so that the noise drawn for the older
+ * channels stays what it was. */
+static const struct chan_def gpu_depth[] = {
+	{ "gpu.gr_active_pct:gpu0", 95 }, { "gpu.gr_active_pct:gpu1", 95 },
+	{ "gpu.sm_active_pct:gpu0", 80 }, { "gpu.sm_active_pct:gpu1", 80 },
+	{ "gpu.sm_occupancy_pct:gpu0", 40 }, { "gpu.sm_occupancy_pct:gpu1", 40 },
+	{ "gpu.tensor_active_pct:gpu0", 55 }, { "gpu.tensor_active_pct:gpu1", 55 },
+	{ "gpu.fp32_active_pct:gpu0", 6 }, { "gpu.fp16_active_pct:gpu0", 3 },
+	{ "gpu.dram_active_pct:gpu0", 45 }, { "gpu.dram_active_pct:gpu1", 45 },
+	{ "gpu.gpm_pcie_tx_bytes:gpu0", 2e9 }, { "gpu.gpm_pcie_rx_bytes:gpu0", 3e9 },
+	{ "gpu.gpm_pcie_tx_bytes:gpu1", 2e9 }, { "gpu.gpm_pcie_rx_bytes:gpu1", 3e9 },
+	{ "gpu.nvlink_tx_bytes:gpu0", 6e10 }, { "gpu.nvlink_rx_bytes:gpu0", 6e10 },
+	{ "gpu.nvlink_tx_bytes:gpu1", 6e10 }, { "gpu.nvlink_rx_bytes:gpu1", 6e10 },
+	{ "gpu.nvlink_up:gpu0-link0", 1 }, { "gpu.nvlink_up:gpu0-link1", 1 },
+	{ "gpu.nvlink_up:gpu1-link0", 1 }, { "gpu.nvlink_up:gpu1-link1", 1 },
+	{ "gpu.nvlink_data_tx_bytes:gpu0-link0", 3e10 },
+	{ "gpu.nvlink_data_rx_bytes:gpu0-link0", 3e10 },
+	{ "gpu.nvlink_data_tx_bytes:gpu0-link1", 3e10 },
+	{ "gpu.nvlink_data_rx_bytes:gpu0-link1", 3e10 },
+	{ "gpu.nvlink_data_tx_bytes:gpu1-link0", 3e10 },
+	{ "gpu.nvlink_data_rx_bytes:gpu1-link0", 3e10 },
+	{ "gpu.nvlink_crc_flit_errors:gpu0-link0", 0 },
+	{ "gpu.nvlink_crc_flit_errors:gpu0-link1", 0 },
+	{ "gpu.nvlink_crc_data_errors:gpu0-link1", 0 },
+	{ "gpu.nvlink_replay_errors:gpu0-link0", 0 },
+	{ "gpu.nvlink_replay_errors:gpu0-link1", 0 },
+	{ "gpu.nvlink_recovery_errors:gpu0-link1", 0 },
+	{ "gpu.nvlink_replay_errors:gpu1-link0", 0 },
+	{ "gpu.mem_temp_c:gpu0", 72 }, { "gpu.mem_temp_c:gpu1", 70 },
+	{ "gpu.remapped_rows_corr:gpu0", 0 }, { "gpu.remapped_rows_uncorr:gpu0", 0 },
+	{ "gpu.remap_pending:gpu0", 0 }, { "gpu.remap_failed:gpu0", 0 },
+	{ "gpu.processes:gpu0", 1 }, { "gpu.processes:gpu1", 1 },
+	{ "net.ib_out_of_sequence:mlx5_0_1", 0 }, { "net.ib_local_ack_timeout_err:mlx5_0_1", 0 },
+	{ "net.ib_packet_seq_err:mlx5_0_1", 0 },
 };
 
 enum mv_kind { LEVEL, BURST, PULSE, RAMP, GONE };
@@ -274,6 +314,76 @@ static const struct scenario cases[] = {
 		{ "gpu.util_pct:gpu*", 45, LEVEL, 0 }, { "gpu.power_w:gpu*", 350, LEVEL, 0 },
 		{ "gpu.mem_util_pct:gpu*", 25, LEVEL, 0 }, { "cpu.busy_pct*", 92, LEVEL, 0 },
 		{ "cpu.user_pct*", 85, LEVEL, 0 } } },
+	/* Hopper, CPU-bound loader: GPU-side decoding keeps a kernel running
+	 * (utilisation flat) while SMs, tensor cores and DRAM idle (GPM); less
+	 * input over PCIe, fewer steps so less NVLink traffic, but steady */
+	{ "gpu-input-starvation", {
+		{ "gpu.sm_active_pct:gpu*", 35, LEVEL, 0 },
+		{ "gpu.tensor_active_pct:gpu*", 15, LEVEL, 0 },
+		{ "gpu.dram_active_pct:gpu*", 18, LEVEL, 0 },
+		{ "gpu.gpm_pcie_rx_bytes:gpu*", 1.1e9, LEVEL, 0 },
+		{ "gpu.nvlink_[rt]x_bytes:gpu*", 2.6e10, LEVEL, 0 },
+		{ "gpu.nvlink_data_*:gpu*", 1.3e10, LEVEL, 0 }, { "gpu.power_w:gpu*", 400, LEVEL, 0 },
+		{ "cpu.busy_pct*", 92, LEVEL, 0 }, { "cpu.user_pct*", 85, LEVEL, 0 },
+		{ "cpu.idle_pct", 8, LEVEL, 0 } } },
+	/* A100 (NVLink, no GPM), disk-bound loader: the dataset device at its
+	 * limit, iowait; utilisation and NVLink traffic down, steadily */
+	{ "gpu-input-starvation", {
+		{ "gpu.*_active_pct:*", 0, GONE, 0 }, { "gpu.sm_occupancy_pct:*", 0, GONE, 0 },
+		{ "gpu.gpm_pcie_*", 0, GONE, 0 }, { "gpu.nvlink_[rt]x_bytes:*", 0, GONE, 0 },
+		{ "gpu.util_pct:gpu*", 50, LEVEL, 0 }, { "gpu.power_w:gpu*", 380, LEVEL, 0 },
+		{ "gpu.mem_util_pct:gpu*", 28, LEVEL, 0 }, { "gpu.pcie_rx_bytes:gpu0", 1e9, LEVEL, 0 },
+		{ "gpu.nvlink_data_*:gpu*", 1.4e10, LEVEL, 0 },
+		{ "storage.busy_pct:nvme0n1", 96, LEVEL, 0 },
+		{ "storage.read_bytes:nvme0n1", 1.6e9, LEVEL, 0 },
+		{ "storage.weighted_time_ms:nvme0n1", 600, LEVEL, 0 },
+		{ "cpu.iowait_pct*", 14, LEVEL, 0 } } },
+	/* Hopper, NVLink: the kernels spin in the all-reduce (utilisation flat)
+	 * while SM, tensor and DRAM activity come and go with the link traffic */
+	{ "gpu-communication-stall", {
+		{ "gpu.sm_active_pct:gpu*", 30, BURST, 0.8 },
+		{ "gpu.tensor_active_pct:gpu*", 12, BURST, 0.9 },
+		{ "gpu.dram_active_pct:gpu*", 10, BURST, 0.9 },
+		{ "gpu.nvlink_[rt]x_bytes:gpu*", 2e10, BURST, 0.9 },
+		{ "gpu.nvlink_data_*:gpu*", 1e10, BURST, 0.9 },
+		{ "gpu.power_w:gpu*", 380, LEVEL, 0 } } },
+	/* PCIe GPUs (no GPM, no NVLink) over InfiniBand: stop-and-go traffic,
+	 * credit waits and RDMA retransmits; utilisation down. No busy core:
+	 * not nccl-single-qp-bottleneck */
+	{ "gpu-communication-stall", {
+		{ "gpu.*_active_pct:*", 0, GONE, 0 }, { "gpu.sm_occupancy_pct:*", 0, GONE, 0 },
+		{ "gpu.gpm_pcie_*", 0, GONE, 0 }, { "gpu.nvlink_*", 0, GONE, 0 },
+		{ "gpu.util_pct:gpu*", 70, BURST, 0.3 }, { "gpu.power_w:gpu*", 470, LEVEL, 0 },
+		{ "net.ib_port_*_data:mlx5_0_1", 2.5e9, BURST, 0.9 },
+		{ "net.ib_port_xmit_wait:mlx5_0_1", 3e4, LEVEL, 0 },
+		{ "net.ib_out_of_sequence:mlx5_0_1", 40, LEVEL, 0 },
+		{ "net.ib_local_ack_timeout_err:mlx5_0_1", 3, LEVEL, 0 } } },
+};
+
+/* A case in which a second rule fires too and must rank just below the
+ * case's rule, because it yields_to it: the consequence below its cause. */
+struct ranked_scenario {
+	struct scenario sc;
+	const char *below;
+};
+
+static const struct ranked_scenario ranked_cases[] = {
+	/* a marginal NVLink link: CRC errors, replays, a recovery, the link
+	 * flapping as it retrains; its traffic and the GPUs' activity fall: the
+	 * stall follows from the link. The stall's evidence is the stronger,
+	 * so only its yields_to puts it second */
+	{ { "gpu-hardware-errors", {
+		{ "gpu.nvlink_crc_flit_errors:gpu0-link1", 30, LEVEL, 0 },
+		{ "gpu.nvlink_crc_data_errors:gpu0-link1", 4, LEVEL, 0 },
+		{ "gpu.nvlink_replay_errors:gpu0-link1", 30, LEVEL, 0 },
+		{ "gpu.nvlink_recovery_errors:gpu0-link1", 1, PULSE, 0 },
+		{ "gpu.nvlink_up:gpu0-link1", 0.5, BURST, 1 },
+		{ "gpu.nvlink_data_*:gpu0-link1", 8e9, LEVEL, 0 },
+		{ "gpu.nvlink_[rt]x_bytes:gpu*", 4.5e10, LEVEL, 0 },
+		{ "gpu.sm_active_pct:gpu*", 62, LEVEL, 0 },
+		{ "gpu.tensor_active_pct:gpu*", 38, LEVEL, 0 },
+		{ "gpu.power_w:gpu*", 560, LEVEL, 0 } } },
+	  "gpu-communication-stall" },
 };
 
 struct host {
@@ -309,6 +419,8 @@ static struct host *host_new(void)
 			snprintf(name, sizeof(name), "%s:cpu%d", per_cpu[i].name, c);
 			add_chan(h, name, per_cpu[i].base);
 		}
+	for (size_t i = 0; i < NELEM(gpu_depth); i++)
+		add_chan(h, gpu_depth[i].name, gpu_depth[i].base);
 	for (size_t r = 0; r < NROWS; r++)
 		h->ts[r] = T0 + STEP_S * (double)r;
 	return h;

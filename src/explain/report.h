@@ -110,7 +110,7 @@ struct rv_report_consumer {
 	int pid;                /* 0 for a cgroup */
 	const char *comm, *cmd, *cgroup, *label;
 	const char *runtime, *container, *pod_uid, *qos, *slurm_job, *unit;
-	const char *resource;   /* cpu, memory, io */
+	const char *resource;   /* cpu, memory, io, gpu (amount: SM %) */
 	double amount, before, share, pressure, measured_ts;   /* NaN: unknown */
 };
 
