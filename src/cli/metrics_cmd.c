@@ -17,12 +17,14 @@
 #include "cli/cli.h"
 #include "collect/collector.h"
 #include "collect/facts.h"
+#include "collect/nvml_who.h"
 
 enum { INTERVAL_MS_MAX = 60000 };
 
 static const char metrics_help[] =
 	"usage: reveal metrics [--root DIR] [--nvml PATH] [--exclude SRC,...] [--json] [--sample]\n"
 	"                      [--interval MS]\n"
+	"       reveal metrics --gpu-processes [--nvml PATH] [--interval MS]\n"
 	"\n"
 	"Lists every channel reveal collects on this host: name, subsystem, unit, kind\n"
 	"(gauge; counter and event: read as totals, reported as rates; static) and the\n"
@@ -42,6 +44,9 @@ static const char metrics_help[] =
 	"  --sample       also take two sweeps and print each channel's value (rates\n"
 	"                 need the second); invalid values print as '-' (null in JSON)\n"
 	"  --interval MS  time between the two sweeps of --sample (default 1000)\n"
+	"  --gpu-processes  instead: the compute processes on each NVIDIA GPU with\n"
+	"                 their GPU memory and SM / memory use over --interval (what\n"
+	"                 the agent's whose-workload step reads for a GPU incident)\n"
 	"  -h, --help     this text\n";
 
 static void print_table(const struct rv_collector *c, const struct rv_facts *facts,
@@ -123,6 +128,66 @@ static void sleep_ms(unsigned long ms)
 		;
 }
 
+/* The command name of pid into buf ("?" when it is gone or hidden). */
+static const char *comm_of(int pid, char *buf, size_t cap)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (!f || !fgets(buf, (int)cap, f))
+		snprintf(buf, cap, "?");
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static void print_pct(double v)
+{
+	if (v == v)
+		printf(" %6.1f", v);
+	else
+		printf(" %6s", "-");
+}
+
+/* --gpu-processes: two lists interval_ms apart; the second's use. */
+static int gpu_processes(const char *lib, unsigned long interval_ms)
+{
+	enum { MAX_PROCS = 4096 };
+	static struct rv_gpu_proc p[MAX_PROCS];
+	struct rv_nvml_who *w = NULL;
+	struct rv_err err = { 0 };
+	char comm[64];
+	size_t n;
+	int rc = rv_nvml_who_open(lib, &w, &err);
+
+	if (rc) {
+		rv_cli_error("metrics", "%s", rv_err_text(&err, rc));
+		return RV_EXIT_FAIL;
+	}
+	rv_nvml_who_list(w, p, MAX_PROCS);
+	sleep_ms(interval_ms);
+	n = rv_nvml_who_list(w, p, MAX_PROCS);
+	printf("%-6s %8s %-16s %12s %6s %6s\n", "GPU", "PID", "COMMAND", "GPU_MEM_MIB", "SM%",
+	       "MEM%");
+	for (size_t i = 0; i < n; i++) {
+		printf("gpu%-3u %8d %-16s", p[i].gpu, p[i].pid, comm_of(p[i].pid, comm, sizeof(comm)));
+		if (p[i].mem_bytes == p[i].mem_bytes)
+			printf(" %12.0f", p[i].mem_bytes / (1024.0 * 1024.0));
+		else
+			printf(" %12s", "-");
+		print_pct(p[i].sm_pct);
+		print_pct(p[i].mem_pct);
+		putchar('\n');
+	}
+	printf("\n%zu processes on %zu GPUs\n", n, rv_nvml_who_gpus(w));
+	rv_nvml_who_close(w);
+	return RV_EXIT_OK;
+}
+
 int rv_cmd_metrics(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -132,12 +197,13 @@ int rv_cmd_metrics(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "sample", no_argument, NULL, 's' },
 		{ "interval", required_argument, NULL, 'i' },
+		{ "gpu-processes", no_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *root = "", *nvml = NULL;
 	static struct rv_cli_exclude excl;
-	int json = 0, sample = 0, id, rc;
+	int json = 0, sample = 0, gpu_procs = 0, id, rc;
 	unsigned long long interval_ms = 1000;
 	struct rv_collector *c = NULL;
 	struct rv_facts facts = { 0 };
@@ -163,6 +229,8 @@ int rv_cmd_metrics(int argc, char **argv)
 			json = 1;
 		} else if (id == 's') {
 			sample = 1;
+		} else if (id == 'g') {
+			gpu_procs = 1;
 		} else if (id == 'i') {
 			if (rv_cli_parse_size(optarg, INTERVAL_MS_MAX, &interval_ms) != 0 ||
 			    interval_ms == 0) {
@@ -176,6 +244,8 @@ int rv_cmd_metrics(int argc, char **argv)
 	if (optind < argc) {
 		return rv_cli_fail("metrics", RV_EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
 	}
+	if (gpu_procs)
+		return gpu_processes(nvml, (unsigned long)interval_ms);
 	rc = rv_collector_open(&(struct rv_collect_cfg){ .root = root, .nvml_lib = nvml,
 						    .exclude = excl.names, .nexclude = excl.n },
 			       &c, &err);

@@ -55,6 +55,19 @@ expect_err "interval 0" 'interval'
 run metrics extra
 expect_rc "stray argument" 2
 
+# --gpu-processes: the fake GPUs' compute processes (this shell on GPU 0,
+# pid 1 on GPU 1) with the use over the interval; NVML's first samples are
+# ticks 0 (list at start) and 1 (list after the interval): SM 87 + 1.
+FAKE="$RV_FAKE_LIBDIR/libnvidia_ml_fake.so"
+FAKE_NVML_MODEL=h100 FAKE_NVML_PROCS="0:$$:40960:87,1:1:2048:5" run metrics --gpu-processes --nvml "$FAKE" --interval 20
+expect_rc "gpu processes" 0
+check "this shell on gpu0 with 40 GiB and 88 % SM" grep -Eq "^gpu0 +$$ +[a-z]+ +40960 +88\.0 +44\.0$" out.txt
+check "pid 1 on gpu1" grep -Eq '^gpu1 +1 +[^ ]+ +2048 +6\.0 +3\.0$' out.txt
+check "count" grep -Eq '^2 processes on 2 GPUs$' out.txt
+run metrics --gpu-processes --nvml "$PWD/no-such-libnvidia-ml.so"
+expect_rc "gpu processes without a library" 1
+expect_err "the library named" 'no-such-libnvidia-ml.so'
+
 run metrics --sample --interval 50
 expect_rc "live host" 0
 check "live host has the host busy share" grep -Eq '^cpu\.busy_pct +cpu' out.txt
