@@ -18,6 +18,7 @@ docs/COLLECTOR_PERFORMANCE.md).
    `stress-ng --cpu 1 --vm 1 --vm-bytes 256M --io 1` (20 minutes).
 
   bench/collect_bench.py [--duration 120] [--long] [--long-duration 600]
+                         [--reveal-before OLD/reveal]
                          [--skip-node-exporter] [--json FILE]
 
 Needs build/reveal (make), gcc; for 3 `apt-get install -y prometheus-node-exporter`, for
@@ -185,8 +186,9 @@ def reveal_files(tmp):
     return files
 
 
-def side_by_side(duration, node_exporter, tmp):
-    """reveal record, the floors and the node exporters at the same time, for the same time."""
+def side_by_side(duration, node_exporter, tmp, before=None):
+    """reveal record, the floors and the node exporters at the same time, for the same time;
+    with before, a second `reveal record` from that binary beside them."""
     rvl = os.path.join(tmp, "side.rvl")
     same = reveal_files(tmp)
     cs = [Contender("reveal", [REVEAL, "record", "-o", rvl, "--interval", "100ms",
@@ -195,6 +197,10 @@ def side_by_side(duration, node_exporter, tmp):
           Contender("floor", [FLOOR, "100", str(duration)], stdout=subprocess.PIPE, text=True),
           Contender("floor_same", [FLOOR, "100", str(duration)] + same, stdout=subprocess.PIPE,
                     text=True)]
+    if before:
+        cs.append(Contender("reveal_before", [before, "record", "-o", os.path.join(tmp, "before.rvl"),
+                                              "--interval", "100ms", "--duration", "%ds" % duration],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
     scrapes = []
     stop = threading.Event()
     if node_exporter:
@@ -240,7 +246,7 @@ def side_by_side(duration, node_exporter, tmp):
         r = dict(total_cpu_s=c.total_cpu_s, wall_s=c.wall_s,
                  total_pct=100.0 * c.total_cpu_s / c.wall_s, steady=c.steady(),
                  peak_rss_mib=c.hwm_mib)
-        if c.name == "reveal":
+        if c.name.startswith("reveal"):
             m = SUMMARY.search(text)
             if not m:
                 raise SystemExit("no summary from reveal record: %r" % text)
@@ -323,14 +329,22 @@ def table(res, duration):
                 "| | sweeps | CPU s (whole run) | % of one core | steady % (t=10 s..end) "
                 "| µs per sweep | steady µs per sweep |",
                 "|---|---:|---:|---:|---:|---:|---:|"]
-        for name, r in (("reveal record", rv), ("floor (bench/floor.c)", fl),
-                        ("floor on reveal's %d files" % s["same_files"], s["floor_same"])):
+        rows = [("reveal record", rv), ("floor (bench/floor.c)", fl),
+                ("floor on reveal's %d files" % s["same_files"], s["floor_same"])]
+        if "reveal_before" in s:
+            rows.insert(1, ("reveal record, the --reveal-before binary", s["reveal_before"]))
+        for name, r in rows:
             out.append("| %s | %d | %.2f | %.3f | %.3f | %.0f | %.0f |" % (
                 name, r["sweeps"], r["total_cpu_s"], r["total_pct"], r["steady"]["pct"],
                 r["us_per_sweep"], r["steady"]["us_per_sweep"]))
         out += ["", "reveal / floor on the same files: %.2fx whole run, %.2fx steady state "
                 "(perf's event reads have no file to read: the floor leaves them out)." % (
                     s["ratio_same_total"], s["ratio_same_steady"])]
+        if "reveal_before" in s:
+            b = s["reveal_before"]
+            out += ["", "the --reveal-before binary / floor on the same files: %.2fx whole run, "
+                    "%.2fx steady state." % (b["total_cpu_s"] / max(s["floor_same"]["total_cpu_s"], 1e-9),
+                                             b["steady"]["cpu_s"] / max(s["floor_same"]["steady"]["cpu_s"], 1e-9))]
         out += ["", "reveal/floor: %.2fx whole run, %.2fx steady state; reveal: %d channels, "
                 "%.2f µs per channel-sample (%.2f steady), %d deadlines missed, %.2f bytes per "
                 "value, peak RSS %.1f MiB." % (s["ratio_total"], s["ratio_steady"], rv["channels"],
@@ -383,6 +397,8 @@ def main():
     ap.add_argument("--long-duration", type=int, default=600)
     ap.add_argument("--skip-node-exporter", action="store_true")
     ap.add_argument("--json", help="raw numbers to this file")
+    ap.add_argument("--reveal-before", help="another reveal binary (an older build) whose "
+                    "`reveal record` runs beside, for a before/after in one run")
     a = ap.parse_args()
     if a.duration < STEADY_FROM_S + 5:
         raise SystemExit("--duration must be at least %d s" % (STEADY_FROM_S + 5))
@@ -397,7 +413,7 @@ def main():
                        "clk_tck": TICK}}
     with tempfile.TemporaryDirectory() as tmp:
         log("side by side for %d s ..." % a.duration)
-        res["side"] = side_by_side(a.duration, ne, tmp)
+        res["side"] = side_by_side(a.duration, ne, tmp, a.reveal_before)
         res["sweep"] = sweep_bench(tmp)
         if a.long:
             res["long"] = long_bench(a.long_duration, tmp)

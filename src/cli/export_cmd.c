@@ -17,7 +17,7 @@
 #include "record/rvl_values.h"
 
 static const char export_help[] =
-	"usage: reveal export FILE.rvl --csv [-o OUT.csv]\n"
+	"usage: reveal export FILE.rvl --csv [--raw] [-o OUT.csv]\n"
 	"\n"
 	"Writes a .rvl recording as CSV: a header line (timestamp, then the channel\n"
 	"names), then one row per sample: unix seconds, and each channel's value as the\n"
@@ -27,17 +27,22 @@ static const char export_help[] =
 	"its last complete block, with a warning that names the offset.\n"
 	"\n"
 	"  --csv            CSV output (the only format so far; required)\n"
+	"  --raw            the values as recorded instead: counters as the kernel's\n"
+	"                   totals, no ratio channels, every digit (%.17g); empty\n"
+	"                   where a sample was not valid\n"
 	"  -o, --output F   write to F instead of standard output\n"
 	"  -h, --help       this text\n";
 
-static int write_row(FILE *f, const struct rv_rvl_values *v)
+static int write_row(FILE *f, const struct rv_rvl_values *v, int raw)
 {
 	char num[64];
 
 	fprintf(f, "%.3f", (double)v->t * 1e-9);
-	for (size_t i = 0; i < v->m; i++) {
+	for (size_t i = 0; i < (raw ? v->n : v->m); i++) {
 		fputc(',', f);
-		if (v->out_ok[i]) {
+		if (raw && v->ok[i]) {
+			fprintf(f, "%.17g", v->raw[i]);
+		} else if (!raw && v->out_ok[i]) {
 			size_t len = rv_fmt_g15(v->out[i], num);
 
 			fwrite(num, 1, len, f);
@@ -47,7 +52,7 @@ static int write_row(FILE *f, const struct rv_rvl_values *v)
 	return ferror(f) ? -EIO : 0;
 }
 
-static int export_csv(const char *in, FILE *f, const char *out_name)
+static int export_csv(const char *in, FILE *f, const char *out_name, int raw)
 {
 	struct rv_rvl_reader *r = NULL;
 	struct rv_rvl_values v;
@@ -68,11 +73,11 @@ static int export_csv(const char *in, FILE *f, const char *out_name)
 		return rc;
 	}
 	fputs("timestamp", f);
-	for (size_t i = 0; i < v.m; i++)
+	for (size_t i = 0; i < (raw ? v.n : v.m); i++)
 		fprintf(f, ",%s", rv_rvl_values_name(&v, i));
 	fputc('\n', f);
 	while ((rc = rv_rvl_values_next(&v, &err)) == 1) {
-		rc = write_row(f, &v);
+		rc = write_row(f, &v, raw);
 		if (rc) {
 			rv_cli_error("export", "%s: write failed", out_name);
 			goto out;
@@ -98,11 +103,12 @@ int rv_cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "csv", no_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "raw", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL;
-	int csv = 0, id, rc;
+	int csv = 0, raw = 0, id, rc;
 	FILE *f = stdout;
 
 	optind = 1;
@@ -114,6 +120,8 @@ int rv_cmd_export(int argc, char **argv)
 			csv = 1;
 		} else if (id == 'o') {
 			out = optarg;
+		} else if (id == 'R') {
+			raw = 1;
 		} else {
 			return RV_EXIT_USAGE;
 		}
@@ -124,7 +132,7 @@ int rv_cmd_export(int argc, char **argv)
 	if (out && !(f = fopen(out, "w"))) {
 		return rv_cli_fail("export", RV_EXIT_FAIL, "%s: %s", out, strerror(errno));
 	}
-	rc = export_csv(argv[optind], f, out ? out : "standard output");
+	rc = export_csv(argv[optind], f, out ? out : "standard output", raw);
 	if (out && fclose(f) != 0 && !rc) {
 		rv_cli_error("export", "%s: %s", out, strerror(errno));
 		rc = -EIO;

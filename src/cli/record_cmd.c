@@ -22,6 +22,7 @@
 #include "base/err.h"
 #include "base/log.h"
 #include "cli/cli.h"
+#include "cli/record_prof.h"
 #include "collect/collector.h"
 #include "pipeline/model.h"
 #include "record/rvl.h"
@@ -30,7 +31,7 @@ enum { PROGRESS_EVERY_S = 1 };
 
 static const char record_help[] =
 	"usage: reveal record -o FILE.rvl [--interval T] [--duration T] [--root DIR]\n"
-	"                     [--nvml PATH] [--exclude SRC,...] [--block N] [-q]\n"
+	"                     [--nvml PATH] [--exclude SRC,...] [--block N] [--profile] [-q]\n"
 	"\n"
 	"Samples every source reveal can read on this host (see `reveal metrics`) at a\n"
 	"fixed interval and appends the samples to a .rvl recording: counters are kept\n"
@@ -55,6 +56,9 @@ static const char record_help[] =
 	"                     the channels change, the recording goes on in FILE.1.rvl,\n"
 	"                     FILE.2.rvl, ... (FILE = -o less .rvl). Costs one full open\n"
 	"                     each time (default: off)\n"
+	"  --profile          at the end, where a sweep's time went: each source, the\n"
+	"                     writing, the loop, the wake-up lateness and the process\n"
+	"                     CPU per sweep (docs/PERFORMANCE.md)\n"
 	"  -q, --quiet        no progress line, no summary, no notes on the sources\n"
 	"  -h, --help         this text\n";
 
@@ -88,7 +92,7 @@ struct record_opts {
 	double interval_s, duration_s;      /* duration 0: until a signal */
 	double rediscover_s;                /* 0: never */
 	unsigned long long block;
-	int quiet;
+	int quiet, profile;
 	struct rv_cli_exclude exclude;
 };
 
@@ -127,6 +131,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "block", required_argument, NULL, 'b' },
 		{ "rediscover", required_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "profile", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -174,6 +179,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case 'P':
+			o->profile = 1;
 			break;
 		default:
 			return -EINVAL;
@@ -261,26 +269,9 @@ struct loop_stats {
 	unsigned segments;
 };
 
-/* A frame's worth of values for the collector's current channels. */
-static int size_frame(const struct rv_collector *c, double **v, uint8_t **ok)
-{
-	size_t n = rv_collector_nchan(c) + 1;
-	double *nv = realloc(*v, n * sizeof(*nv));
-	uint8_t *nok;
-
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	nok = realloc(*ok, n);
-	if (!nok)
-		return -ENOMEM;
-	*ok = nok;
-	return 0;
-}
-
 /* Rediscovery: on a change of channels, the next segment. */
 static int rediscover(const struct record_opts *o, struct rv_collector *c, struct segment *sg,
-		      double **v, uint8_t **ok, struct loop_stats *ls, struct rv_err *err)
+		      struct loop_stats *ls, struct rv_err *err)
 {
 	size_t before = rv_collector_nraw(c);
 	int rc = rv_collector_rediscover(c, err);
@@ -288,8 +279,6 @@ static int rediscover(const struct record_opts *o, struct rv_collector *c, struc
 	if (rc <= 0)
 		return rc;
 	rc = segment_close(sg, err);
-	if (!rc)
-		rc = size_frame(c, v, ok);
 	sg->index++;
 	if (!rc)
 		rc = segment_open(sg, o, c, err);
@@ -304,7 +293,7 @@ static int rediscover(const struct record_opts *o, struct rv_collector *c, struc
 
 /* The sampling loop; returns 0 or the writer's negative errno. */
 static int sample_loop(const struct record_opts *o, struct rv_collector *c,
-		       struct segment *sg, double **v, uint8_t **ok, struct loop_stats *ls,
+		       struct segment *sg, struct loop_stats *ls, struct rv_rec_prof *prof,
 		       struct rv_err *err)
 {
 	rv_ns step = (rv_ns)(o->interval_s * 1e9), start = rv_clock_ns(), last_progress = start;
@@ -317,16 +306,21 @@ static int sample_loop(const struct record_opts *o, struct rv_collector *c,
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
+	rv_rec_prof_start(prof);
 	while (!stop_flag) {
 		if (every && rv_clock_ns() - last_rediscover >= every) {
 			last_rediscover = rv_clock_ns();
-			rc = rediscover(o, c, sg, v, ok, ls, err);
+			rc = rediscover(o, c, sg, ls, err);
 			if (rc < 0)
 				return rc;
 		}
-		rv_collector_sample(c, rv_clock_ns(), *v, *ok);
+		/* Raw values are what a recording keeps: no rates, no ratios. */
+		rv_rec_prof_mark(prof, RV_REC_LOOP);
+		rv_collector_read(c);
+		rv_rec_prof_mark(prof, RV_REC_READ);
 		rv_collector_raw(c, &raw, &raw_ok);
 		rc = rv_rvl_writer_append(sg->w, wall_ns(), raw, raw_ok, err);
+		rv_rec_prof_mark(prof, RV_REC_WRITE);
 		if (rc)
 			return rc;
 		ls->samples++;
@@ -344,8 +338,10 @@ static int sample_loop(const struct record_opts *o, struct rv_collector *c,
 			fprintf(stderr, "\rrecording %s: %llu samples, %.0f s", o->out, ls->samples,
 				rv_clock_since_s(start));
 		}
+		rv_rec_prof_mark(prof, RV_REC_LOOP);
 		while (!stop_flag && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
 			;
+		rv_rec_prof_woke(prof, ts_ns(&next));
 	}
 	if (tty)
 		fputc('\n', stderr);
@@ -395,9 +391,9 @@ int rv_cmd_record(int argc, char **argv)
 	struct segment sg = { 0 };
 	struct loop_stats ls = { 0 };
 	struct rv_err err = { 0 };
+	struct rv_rec_prof prof = { 0 };
 	struct sigaction sa;
-	double *v = NULL, t0 = cpu_s();
-	uint8_t *ok = NULL;
+	double t0 = cpu_s();
 	int rc = parse_args(argc, argv, &o);
 
 	if (rc)
@@ -421,9 +417,7 @@ int rv_cmd_record(int argc, char **argv)
 		rc = -ENODATA;
 		goto out;
 	}
-	rc = size_frame(c, &v, &ok);
-	if (!rc)
-		rc = segment_open(&sg, &o, c, &err);
+	rc = segment_open(&sg, &o, c, &err);
 	if (rc) {
 		rv_cli_error("record", "%s", rv_err_text(&err, rc));
 		goto out;
@@ -432,7 +426,8 @@ int rv_cmd_record(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	rc = sample_loop(&o, c, &sg, &v, &ok, &ls, &err);
+	prof.on = o.profile;
+	rc = sample_loop(&o, c, &sg, &ls, &prof, &err);
 	if (rc)
 		rv_cli_error("record", "%s", rv_err_text(&err, rc));
 	int crc = segment_close(&sg, &err);
@@ -443,12 +438,11 @@ int rv_cmd_record(int argc, char **argv)
 	}
 	if (!o.quiet)
 		summary(&o, &sg, &ls, rv_collector_nraw(c), cpu_s() - t0);
+	rv_rec_prof_print(&prof, c);
 out:
 	if (sg.w)
 		rv_rvl_writer_close(sg.w, 0, NULL);
 	rv_collector_close(c);
 	free(sg.ch);
-	free(v);
-	free(ok);
 	return rc ? RV_EXIT_FAIL : RV_EXIT_OK;
 }

@@ -58,6 +58,7 @@ struct rv_collector {
 	uint8_t *dok;
 	size_t *fsel;                   /* chans.n: frame channel i is dv[fsel[i]] */
 	size_t nleft;                   /* channels the filter left out of the frame */
+	uint64_t derive_ns;             /* time in rates, ratios and the frame, all sweeps */
 };
 
 static size_t registry_len(void)
@@ -498,9 +499,8 @@ void rv_collector_raw(const struct rv_collector *c, const double **raw, const ui
 	*valid = c->raw_ok;
 }
 
-size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, uint8_t *valid)
+void rv_collector_read(struct rv_collector *c)
 {
-	size_t n = c->raw.n, good = 0;
 	rv_ns t = rv_clock_ns(), t1;
 
 	memset(c->full_ok, 0, c->nfull);
@@ -513,11 +513,22 @@ size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, ui
 		o->total_ns += t1 - t;
 		t = t1;
 	}
+	for (size_t k = 0; k < c->raw.n; k++) {
+		c->rawv[k] = c->full[c->rsel[k]];
+		c->raw_ok[k] = c->full_ok[c->rsel[k]];
+	}
+}
+
+size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, uint8_t *valid)
+{
+	size_t n = c->raw.n, good = 0;
+	rv_ns t;
+
+	rv_collector_read(c);
+	t = rv_clock_ns();
 	for (size_t k = 0; k < n; k++) {
 		const struct rv_chan *ch = &c->raw.v[k];
 
-		c->rawv[k] = c->full[c->rsel[k]];
-		c->raw_ok[k] = c->full_ok[c->rsel[k]];
 		c->dok[k] = (uint8_t)rv_derive_step(ch->metric->kind, ch->scale, c->rawv[k],
 						    c->raw_ok[k], (int64_t)now, &c->prev[k],
 						    &c->dv[k]);
@@ -528,5 +539,11 @@ size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, ui
 		valid[i] = c->dok[c->fsel[i]];
 		good += valid[i];
 	}
+	c->derive_ns += rv_clock_ns() - t;
 	return good;
+}
+
+uint64_t rv_collector_derive_ns(const struct rv_collector *c)
+{
+	return c->derive_ns;
 }

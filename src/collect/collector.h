@@ -76,6 +76,19 @@ const char *rv_collector_unavail_reason(const struct rv_collector *c, size_t i);
  */
 size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, uint8_t *valid);
 
+/*
+ * Only the sources' part of a sweep: every source read and the raw list
+ * gathered (rv_collector_raw), no rates, ratios or frame, and the state
+ * rates need is not touched: for a recorder, which stores raw values.
+ * Mixing it with rv_collector_sample makes the next rate span the
+ * interval since the last rv_collector_sample.
+ */
+void rv_collector_read(struct rv_collector *c);
+
+/* Time rv_collector_sample spent after reading (rates, ratios, the
+ * frame), all sweeps so far (CLOCK_MONOTONIC, ns). */
+uint64_t rv_collector_derive_ns(const struct rv_collector *c);
+
 /* Sources that are sampled, in sweep order: name, channels read from it
  * (with a filter: those kept and the inputs of kept ratios), and the time
  * the last sweep spent in it and in all sweeps so far (CLOCK_MONOTONIC, ns). */

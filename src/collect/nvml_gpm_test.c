@@ -480,6 +480,66 @@ static void test_gpu_lost(void **state)
 	run_close(&r);
 }
 
+/* Calls that fail at open (UNKNOWN, not "not supported"): each leaves out
+ * only what it serves, with a note naming the call and NVML's text. */
+static void test_open_failures(void **state)
+{
+	static const char h100[] = "NVIDIA H100 80GB HBM3 (fake ";
+	char text[200];
+	struct run r;
+
+	(void)state;
+	need_catalog();
+	setenv("FAKE_NVML_MODEL", "h100", 1);
+	setenv("FAKE_NVML_FAIL", "nvmlGpmQueryDeviceSupport", 1);
+	run_open_fake(&r, "libnvidia_ml_fake.so");
+	no_gpm(&r, "gpu0");
+	no_gpm(&r, "gpu1");
+	assert_int_equal(notes(&r), 2);
+	for (unsigned g = 0; g < 2; g++) {
+		snprintf(text, sizeof(text), "gpu%u (%s%u)): GPM not available "
+			 "(nvmlGpmQueryDeviceSupport: Unknown Error)", g, h100, g);
+		assert_true(has_note(&r, text));
+	}
+	run_close(&r);
+
+	setenv("FAKE_NVML_FAIL", "nvmlGpmSampleAlloc", 1);
+	run_open_fake(&r, "libnvidia_ml_fake.so");
+	no_gpm(&r, "gpu0");
+	snprintf(text, sizeof(text), "gpu1 (%s1)): GPM not available "
+		 "(nvmlGpmSampleAlloc: Unknown Error)", h100);
+	assert_true(has_note(&r, text));
+	run_close(&r);
+
+	/* MIG mode unreadable: the GPU's own GPM stays, no instances. */
+	setenv("FAKE_NVML_MIG", "0:2", 1);
+	setenv("FAKE_NVML_FAIL", "nvmlDeviceGetMigMode", 1);
+	run_open_fake(&r, "libnvidia_ml_fake.so");
+	assert_true(chan(&r, "gpu.sm_active_pct:gpu0") >= 0);
+	assert_true(chan(&r, "gpu.mem_total_bytes:gpu0-mig1") < 0);
+	snprintf(text, sizeof(text), "gpu0 (%s0)): MIG instances not listed "
+		 "(nvmlDeviceGetMigMode: Unknown Error)", h100);
+	assert_true(has_note(&r, text));
+	run_close(&r);
+
+	setenv("FAKE_NVML_FAIL", "nvmlDeviceGetMaxMigDeviceCount", 1);
+	run_open_fake(&r, "libnvidia_ml_fake.so");
+	assert_true(chan(&r, "gpu.mem_total_bytes:gpu0-mig1") < 0);
+	snprintf(text, sizeof(text), "gpu0 (%s0)): MIG instances not listed "
+		 "(nvmlDeviceGetMaxMigDeviceCount: Unknown Error)", h100);
+	assert_true(has_note(&r, text));
+	run_close(&r);
+
+	/* An instance's memory unreadable: its GPM channels stay. */
+	setenv("FAKE_NVML_FAIL", "nvmlDeviceGetMemoryInfo_v2", 1);
+	run_open_fake(&r, "libnvidia_ml_fake.so");
+	assert_true(chan(&r, "gpu.mem_total_bytes:gpu0-mig1") < 0);
+	assert_true(chan(&r, "gpu.sm_active_pct:gpu0-mig1") >= 0);
+	assert_true(has_note(&r, "gpu0-mig1: memory not available "
+			     "(nvmlDeviceGetMemoryInfo_v2: Unknown Error)"));
+	run_close(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +558,7 @@ int main(void)
 		cmocka_unit_test_setup(test_first_sample_fails, reset_gpm),
 		cmocka_unit_test_setup(test_sample_always_fails, reset_gpm),
 		cmocka_unit_test_setup(test_gpu_lost, reset_gpm),
+		cmocka_unit_test_setup(test_open_failures, reset_gpm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,15 +10,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collect/readcost.h"
+
+struct rv_read_cost rv_read_cost;
 enum { PFILE_START = 4096, PFILE_MAX = 16 << 20 };
 
 long rv_pfile_read(struct rv_pfile *f)
 {
 	ssize_t got;
 
-	do
-		got = pread(f->fd, f->buf, f->cap, 0);
-	while (got < 0 && errno == EINTR);
+	got = rv_pread(f->fd, f->buf, f->cap, 0);
 	if (got < 0) {
 		f->len = 0;
 		f->buf[0] = '\0';

@@ -60,6 +60,7 @@
 #include "base/strparse.h"
 #include "collect/pairs.h"
 #include "collect/pfile.h"
+#include "collect/readcost.h"
 #include "collect/sysval.h"
 
 enum {
@@ -235,9 +236,7 @@ static int has_quota(int at, const char *dir, int v2)
 
 	if (fd < 0)
 		return 0;
-	do
-		got = pread(fd, buf, sizeof(buf), 0);
-	while (got < 0 && errno == EINTR);
+	got = rv_pread(fd, buf, sizeof(buf), 0);
 	close(fd);
 	if (got <= 0 || (size_t)got == sizeof(buf))
 		return 0;
@@ -292,9 +291,7 @@ static int read_stat(struct cg_src *st, const struct cg_watch *w, uint64_t *peri
 {
 	ssize_t got;
 
-	do
-		got = pread(w->fd, st->stat, sizeof(st->stat), 0);
-	while (got < 0 && errno == EINTR);
+	got = rv_pread(w->fd, st->stat, sizeof(st->stat), 0);
 	if (got < 0)
 		return -errno;
 	if (got == 0 || (size_t)got == sizeof(st->stat))

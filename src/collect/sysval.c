@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/strparse.h"
+#include "collect/readcost.h"
 
 /* An attribute of one number is a few dozen bytes; more is not one. */
 enum { SYSVAL_BUF = 128, IB_STATE_ACTIVE = 4, MAX_ENTRIES = 1024 };
@@ -172,9 +173,7 @@ void rv_sysvals_sample(const struct rv_sysvals *s, double *raw, uint8_t *valid)
 		ssize_t got;
 		double v;
 
-		do
-			got = pread(s->fd[k], buf, sizeof(buf), 0);
-		while (got < 0 && errno == EINTR);
+		got = rv_pread(s->fd[k], buf, sizeof(buf), 0);
 		if (got <= 0 || (size_t)got == sizeof(buf))
 			continue;       /* vanished, empty or not one number */
 		if (rv_sysval_parse(buf, (size_t)got, (enum rv_sysval_fmt)s->fmt[k], &v) == 0) {

@@ -81,7 +81,9 @@ double rv_feat_quantile_sorted(const double *sorted, size_t n, double q);
  * runs over windows and vectorizes; per window the arithmetic is
  * rv_feat_window's, with identical results. For the feature matrix.
  */
-enum { RV_FEAT_GAUGE_FAST_MAX = 32, RV_FEAT_BLOCK = 64 };
+/* RV_FEAT_BLOCK_MIN: fewer windows than this go window by window, which
+ * costs less than a block's 64 lanes (features/window.c). */
+enum { RV_FEAT_GAUGE_FAST_MAX = 32, RV_FEAT_BLOCK = 64, RV_FEAT_BLOCK_MIN = 8 };
 void rv_feat_gauge_block(const float *x, size_t w, size_t step, size_t n, float *out, size_t ld);
 
 /* ADF p-value as above, for n values (scratch: n doubles). */

@@ -226,21 +226,23 @@ static void flatten_shape(float *x, size_t nfeat, size_t j, const float *col, un
 /*
  * Rows of windows k0..k1-1 into x (row of k0 first, nfeat apart), in blocks
  * of RV_FEAT_BLOCK windows, channel by channel within a block: gauge
- * channels with short windows go through rv_feat_gauge_block, the others
- * window by window. scratch: w doubles, then w sorted doubles per channel
+ * channels with short windows go through rv_feat_gauge_block when the
+ * block has at least RV_FEAT_BLOCK_MIN windows, the others window by
+ * window (same values, bit for bit: features_test.c). A block always
+ * computes RV_FEAT_BLOCK lanes, so for the one window a live agent scores
+ * per second it did 64 windows' work. scratch: w doubles, then w sorted doubles per channel
  * with percentiles (rv_featmat_scratch_len).
  */
 static void fill_range(float *x, size_t nfeat, const float *values, size_t nrows, size_t ncols,
 		       const unsigned *masks, const double *flat_below, size_t w, size_t step,
 		       double *scratch, size_t k0, size_t k1)
 {
-	int fast = w <= RV_FEAT_GAUGE_FAST_MAX;
-
 	for (size_t b0 = k0; b0 < k1; b0 += RV_FEAT_BLOCK) {
 		size_t b1 = k1 - b0 < RV_FEAT_BLOCK ? k1 : b0 + RV_FEAT_BLOCK;
 		float *rows = x + (b0 - k0) * nfeat;
 		double *sorted = scratch + w;
 		size_t j = 0;
+		int fast = w <= RV_FEAT_GAUGE_FAST_MAX && b1 - b0 >= RV_FEAT_BLOCK_MIN;
 
 		for (size_t c = 0; c < ncols; c++) {
 			const float *col = values + c * nrows;

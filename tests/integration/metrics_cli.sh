@@ -64,6 +64,19 @@ expect_rc "gpu processes" 0
 check "this shell on gpu0 with 40 GiB and 88 % SM" grep -Eq "^gpu0 +$$ +[a-z]+ +40960 +88\.0 +44\.0$" out.txt
 check "pid 1 on gpu1" grep -Eq '^gpu1 +1 +[^ ]+ +2048 +6\.0 +3\.0$' out.txt
 check "count" grep -Eq '^2 processes on 2 GPUs$' out.txt
+# What a GPU or driver cannot give is listed with the reason, the rest
+# stays: an A100 (no GPM, 12 NVLink links), an H100 on a driver before R525.
+FAKE_NVML_MODEL=a100 run metrics --nvml "$FAKE"
+expect_rc "a100" 0
+check "a100: GPM not supported, named" grep -Fqx 'unavailable: nvml.gpm: gpu0 (NVIDIA A100-SXM4-80GB (fake 0)): GPM not supported (needs Hopper or later)' out.txt
+check "a100: 12 NVLink links on gpu1" test "$(grep -c '^gpu\.nvlink_up:gpu1-link' out.txt)" -eq 12
+check "a100: no GPM channel" sh -c '! grep -q "^gpu\.sm_active_pct" out.txt'
+FAKE_NVML_MODEL=h100 run metrics --nvml "$RV_FAKE_LIBDIR/libnvidia_ml_old.so"
+expect_rc "old driver" 0
+check "old driver: GPM calls missing, named" grep -Fqx 'unavailable: nvml.gpm: nvmlGpmQueryDeviceSupport missing (driver older than R520)' out.txt
+check "old driver: processes through the _v2 call" grep -Eq '^gpu\.processes:gpu0 ' out.txt
+check "old driver: throttle reasons through the deprecated call" grep -Eq '^gpu\.throttle_reasons:gpu0 ' out.txt
+
 run metrics --gpu-processes --nvml "$PWD/no-such-libnvidia-ml.so"
 expect_rc "gpu processes without a library" 1
 expect_err "the library named" 'no-such-libnvidia-ml.so'
