@@ -10,7 +10,11 @@ of collection. Both run on this host side by side, so machine noise hits
 both alike.
 
     /usr/bin/python3 bench/agent_bench.py [--seconds 120] [--learn 60] [--interval 100ms]
-                                          [--metric-set FILE]
+                                          [--metric-set FILE] [--floor]
+
+With --floor, bench/floor.c (built with gcc into build/floor) runs beside
+them at the same interval on the files `reveal record` keeps open: what the
+kernel's answers to those reads cost with nothing done with them.
 
 With --metric-set a second agent runs beside the first with that metric set
 (`reveal prune`'s output): both are measured over the same seconds, CPU per
@@ -18,6 +22,7 @@ window and resident memory (VmRSS, VmHWM) side by side.
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -54,12 +59,36 @@ def start_agent(tmp, name, args, extra):
                                    stderr=subprocess.DEVNULL)
 
 
+def start_floor(pid, interval, seconds):
+    """bench/floor.c at the same interval on the files `reveal record` (pid) keeps open."""
+    floor = os.path.join(ROOT, "build", "floor")
+    if not os.path.exists(floor):
+        subprocess.run(["gcc", "-O2", "-o", floor, os.path.join(ROOT, "bench", "floor.c")],
+                       check=True)
+    time.sleep(1.5)
+    files = []
+    for fd in sorted(os.listdir("/proc/%d/fd" % pid), key=int):
+        try:
+            t = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        except OSError:
+            continue
+        t = re.sub(r"^/proc/\d+/net/", "/proc/net/", t)
+        if t.startswith("/proc/") or t.startswith("/sys/"):
+            files.append(t)
+    ms = interval[:-2] if interval.endswith("ms") else str(int(float(interval[:-1]) * 1000))
+    p = subprocess.Popen([floor, ms, str(int(seconds))] + files, stdout=subprocess.DEVNULL)
+    p.nfiles = len(files)
+    return p
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=120.0)
     ap.add_argument("--learn", type=float, default=60.0)
     ap.add_argument("--interval", default="100ms")
     ap.add_argument("--metric-set", help="also run an agent with this metric set beside it")
+    ap.add_argument("--floor", action="store_true",
+                    help="also bench/floor.c on the files reveal record keeps open")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="reveal-agent-bench.")
     agents = [("full", ) + start_agent(tmp, "full", args, [])]
@@ -68,6 +97,7 @@ def main():
                                                      ["--metric-set", args.metric_set]))
     record = subprocess.Popen([REVEAL, "record", "-q", "-o", os.path.join(tmp, "r.rvl"),
                                "--interval", args.interval], stderr=subprocess.DEVNULL)
+    floor = start_floor(record.pid, args.interval, args.learn + 200) if args.floor else None
     try:
         # learning, the fit, and a few seconds for the model files to appear
         deadline = time.time() + args.learn + 120
@@ -78,27 +108,35 @@ def main():
                     return 1
                 time.sleep(1)
         time.sleep(5)
-        c0 = [cpu_s(p.pid) for _, _, p in agents] + [cpu_s(record.pid)]
+        procs = [p for _, _, p in agents] + [record] + ([floor] if floor else [])
+        c0 = [cpu_s(p.pid) for p in procs]
         t0 = time.monotonic()
         time.sleep(args.seconds)
-        c1 = [cpu_s(p.pid) for _, _, p in agents] + [cpu_s(record.pid)]
+        c1 = [cpu_s(p.pid) for p in procs]
         t1 = time.monotonic()
         mem = [mem_kib(p.pid) for _, _, p in agents]
     finally:
         for _, _, p in agents:
             p.terminate()
         record.terminate()
+        if floor:
+            floor.terminate()
+            floor.wait()
         for _, _, p in agents:
             p.wait()
         record.wait()
     wall = t1 - t0
     pct = [100 * (b - a) / wall for a, b in zip(c0, c1)]
+    pf = pct.pop() if floor else None
     pr = pct[-1]
     print("over %.0f s at %s, detecting (a window a second):" % (wall, args.interval))
     for (name, _, _), pa, (rss, hwm) in zip(agents, pct, mem):
         print("  reveal agent (%s)  %.3f %% of one core = %.2f ms of CPU per window; "
               "RSS %d KiB (peak %d KiB)" % (name, pa, pa * 10, rss, hwm))
     print("  reveal record  %.3f %% of one core" % pr)
+    if pf is not None:
+        print("  floor on reveal record's %d files  %.3f %% of one core (agent / floor %.2fx, "
+              "record / floor %.2fx)" % (floor.nfiles, pf, pct[0] / pf, pr / pf))
     pa = pct[0]
     print("  detection on top of collection: %.3f %% of one core (agent / record %.2fx)"
           % (pa - pr, pa / pr if pr > 0 else float("nan")))
