@@ -6,7 +6,8 @@
  *   collect_sweep ROOT NVML_LIB|- N
  *
  * Prints "sweep: channels C valid V sweeps N cpu_us_per_sweep X
- * wall_us_per_sweep Y" (CPU from getrusage of this process, the open
+ * wall_us_per_sweep Y derive_us_per_sweep D" (D: rates, ratios and the
+ * frame, what `reveal record` no longer does) (CPU from getrusage of this process, the open
  * excluded; one warm-up sweep first).
  */
 #include <stdint.h>
@@ -37,6 +38,7 @@ int main(int argc, char **argv)
 	size_t n, valid = 0;
 	long sweeps;
 	rv_ns t0, t1;
+	uint64_t d0;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: collect_sweep ROOT NVML_LIB|- N\n");
@@ -54,15 +56,17 @@ int main(int argc, char **argv)
 	if (!v || !ok)
 		return 1;
 	rv_collector_sample(c, rv_clock_ns(), v, ok);
+	d0 = rv_collector_derive_ns(c);
 	c0 = cpu_s();
 	t0 = rv_clock_ns();
 	for (long i = 0; i < sweeps; i++)
 		valid = rv_collector_sample(c, rv_clock_ns(), v, ok);
 	t1 = rv_clock_ns();
 	c1 = cpu_s();
-	printf("sweep: channels %zu valid %zu sweeps %ld cpu_us_per_sweep %.1f wall_us_per_sweep %.1f\n",
-	       n, valid, sweeps, 1e6 * (c1 - c0) / (double)sweeps,
-	       (double)(t1 - t0) / 1e3 / (double)sweeps);
+	printf("sweep: channels %zu valid %zu sweeps %ld cpu_us_per_sweep %.1f wall_us_per_sweep %.1f "
+	       "derive_us_per_sweep %.1f\n", n, valid, sweeps, 1e6 * (c1 - c0) / (double)sweeps,
+	       (double)(t1 - t0) / 1e3 / (double)sweeps,
+	       (double)(rv_collector_derive_ns(c) - d0) / 1e3 / (double)sweeps);
 	free(v);
 	free(ok);
 	rv_collector_close(c);
