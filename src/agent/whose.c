@@ -75,7 +75,7 @@ struct agent_whose {
 	pthread_t tid;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int stop, started;
+	int stop;
 	struct whose_req req[WHOSE_QUEUE];
 	size_t nreq;
 	struct whose_done mail[WHOSE_DONE];    /* finished, not taken yet */
@@ -354,7 +354,6 @@ int rv_agent_whose_start(struct agent *a, struct rv_err *err)
 		whose_free(w);
 		return rc;
 	}
-	w->started = 1;
 	a->whose = w;
 	return 0;
 }
