@@ -77,11 +77,7 @@ struct rv_nvml_who {
 
 #define WHO_API(f) offsetof(struct who_api, f)
 
-static const struct {
-	const char *names[3];           /* newest first */
-	size_t off;
-	int required;
-} syms[] = {
+static const struct rv_nvml_symdef syms[] = {
 	{ { "nvmlInit_v2", "nvmlInit" }, WHO_API(init), 1 },
 	{ { "nvmlShutdown" }, WHO_API(shutdown), 1 },
 	{ { "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount" }, WHO_API(count), 1 },
@@ -93,14 +89,12 @@ static const struct {
 
 static int resolve(struct rv_nvml_who *w, struct rv_err *err)
 {
-	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		void *p = rv_nvml_sym(w->dl, syms[i].names);
+	const char *missing = rv_nvml_resolve(w->dl, syms, sizeof(syms) / sizeof(syms[0]),
+					      &w->api);
 
-		if (!p && syms[i].required)
-			return rv_err_set(err, -ENOSYS, "%s: no symbol %s (nor an older name)",
-					  w->lib, syms[i].names[0]);
-		memcpy((char *)&w->api + syms[i].off, &p, sizeof(p));
-	}
+	if (missing)
+		return rv_err_set(err, -ENOSYS, "%s: no symbol %s (nor an older name)", w->lib,
+				  missing);
 	return 0;
 }
 
