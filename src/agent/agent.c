@@ -599,18 +599,17 @@ static int open_input(struct agent *a, struct rv_err *err)
 		return rc ? rc : rv_agent_mset_check(a, a->rv.m - a->nchan, err);
 	}
 	{
-		const char *excl[RV_CFG_EXCLUDE_MAX];
 		struct rv_collect_cfg cc = {
 			.root = a->cfg.collect.root,
 			.nvml_lib = a->cfg.collect.nvml[0] ? a->cfg.collect.nvml : NULL,
-			.exclude = excl,
+			.exclude = a->excl,
 			.nexclude = a->cfg.collect.n_exclude,
 			.keep = a->mset ? rv_agent_mset_keep : NULL,
 			.keep_ctx = a->mset,
 		};
 
 		for (size_t i = 0; i < a->cfg.collect.n_exclude; i++)
-			excl[i] = a->cfg.collect.exclude[i];
+			a->excl[i] = a->cfg.collect.exclude[i];
 		rc = rv_collector_open(&cc, &a->coll, err);
 	}
 	if (rc)

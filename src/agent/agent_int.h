@@ -60,6 +60,9 @@ struct agent {
 
 	/* input: the collector, or a recording being replayed */
 	struct rv_collector *coll;
+	/* cfg.collect.exclude as the collector's list: it borrows it for
+	 * rediscovery, so it lives as long as the agent */
+	const char *excl[RV_CFG_EXCLUDE_MAX];
 	struct rv_rvl_reader *rd;
 	struct rv_rvl_values rv;
 	struct rv_metricset *mset;         /* collect.metric_set (mset.c); NULL: every channel */
