@@ -606,6 +606,8 @@ static int open_input(struct agent *a, struct rv_err *err)
 			.nexclude = a->cfg.collect.n_exclude,
 			.keep = a->mset ? rv_agent_mset_keep : NULL,
 			.keep_ctx = a->mset,
+			.slow_every = rv_collect_slow_every(a->cfg.interval_s,
+							    a->cfg.collect.slow_s),
 		};
 
 		for (size_t i = 0; i < a->cfg.collect.n_exclude; i++)

@@ -31,7 +31,8 @@ enum { PROGRESS_EVERY_S = 1 };
 
 static const char record_help[] =
 	"usage: reveal record -o FILE.rvl [--interval T] [--duration T] [--root DIR]\n"
-	"                     [--nvml PATH] [--exclude SRC,...] [--block N] [--profile] [-q]\n"
+	"                     [--nvml PATH] [--exclude SRC,...] [--slow-interval T]\n"
+	"                     [--block N] [--profile] [-q]\n"
 	"\n"
 	"Samples every source reveal can read on this host (see `reveal metrics`) at a\n"
 	"fixed interval and appends the samples to a .rvl recording: counters are kept\n"
@@ -49,6 +50,12 @@ static const char record_help[] =
 	"                     metrics` names them; repeatable), e.g. --exclude perf\n"
 	"  --nvml PATH        NVIDIA management library to load (default\n"
 	"                     libnvidia-ml.so.1)\n"
+	"  --slow-interval T  read the sources whose values move slowly (kernel object\n"
+	"                     counts, NUMA node memory and hugepages, link carrier,\n"
+	"                     temperatures, CPU frequencies, energy counters, perf\n"
+	"                     software events) this often, rounded to whole intervals;\n"
+	"                     gaps in between, rates over the whole span. 1s (default);\n"
+	"                     0 reads them at every sample; at most 10s\n"
 	"  --block N          samples per block, 1..4096 (default 64): the most a crash\n"
 	"                     can lose\n"
 	"  --rediscover T     every T (e.g. 1m), open the sources again to pick up\n"
@@ -91,6 +98,7 @@ struct record_opts {
 	const char *out, *root, *nvml;
 	double interval_s, duration_s;      /* duration 0: until a signal */
 	double rediscover_s;                /* 0: never */
+	double slow_s;                      /* slow sources; 0: every sample */
 	unsigned long long block;
 	int quiet, profile;
 	struct rv_cli_exclude exclude;
@@ -130,6 +138,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "block", required_argument, NULL, 'b' },
 		{ "rediscover", required_argument, NULL, 'R' },
+		{ "slow-interval", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "profile", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -160,6 +169,17 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'R':
 			if (parse_span_s("--rediscover", optarg, &o->rediscover_s))
 				return -EINVAL;
+			break;
+		case 'S':
+			if (strcmp(optarg, "0") != 0 &&
+			    parse_span_s("--slow-interval", optarg, &o->slow_s))
+				return -EINVAL;
+			if (strcmp(optarg, "0") == 0)
+				o->slow_s = 0.0;
+			if (o->slow_s > 10.0) {
+				rv_cli_error("record", "--slow-interval %s: at most 10s", optarg);
+				return -EINVAL;
+			}
 			break;
 		case 'n':
 			o->nvml = optarg;
@@ -384,9 +404,32 @@ static void summary(const struct record_opts *o, const struct segment *sg,
 			o->out, last, sg->path);
 }
 
+/* The collector of o, its unavailable sources told unless quiet; 0 or the
+ * exit status (the error printed). */
+static int open_collector(const struct record_opts *o, struct rv_collector **c)
+{
+	struct rv_err err = { 0 };
+	int rc = rv_collector_open(&(struct rv_collect_cfg){
+		.root = o->root, .nvml_lib = o->nvml,
+		.exclude = o->exclude.names, .nexclude = o->exclude.n,
+		.slow_every = rv_collect_slow_every(o->interval_s, o->slow_s) }, c, &err);
+
+	if (rc) {
+		rv_cli_error("record", "%s", rv_err_text(&err, rc));
+		return rc == -EINVAL ? RV_EXIT_USAGE : RV_EXIT_FAIL;
+	}
+	if (!o->quiet)
+		for (size_t i = 0; i < rv_collector_nunavail(*c); i++)
+			rv_cli_error("record", "source %s unavailable: %s",
+				rv_collector_unavail_source(*c, i),
+				rv_collector_unavail_reason(*c, i));
+	return 0;
+}
+
 int rv_cmd_record(int argc, char **argv)
 {
-	struct record_opts o = { .root = "", .interval_s = 0.1, .block = 0 };
+	struct record_opts o = { .root = "", .interval_s = 0.1, .slow_s = RV_COLLECT_SLOW_S,
+				 .block = 0 };
 	struct rv_collector *c = NULL;
 	struct segment sg = { 0 };
 	struct loop_stats ls = { 0 };
@@ -400,18 +443,9 @@ int rv_cmd_record(int argc, char **argv)
 		return rc > 0 ? RV_EXIT_OK : RV_EXIT_USAGE;
 	if (o.quiet)
 		rv_log_set_level(RV_LOG_WARN);      /* no notes on what sources found */
-	rc = rv_collector_open(&(struct rv_collect_cfg){ .root = o.root, .nvml_lib = o.nvml,
-						    .exclude = o.exclude.names,
-						    .nexclude = o.exclude.n },
-			       &c, &err);
-	if (rc) {
-		rv_cli_error("record", "%s", rv_err_text(&err, rc));
-		return rc == -EINVAL ? RV_EXIT_USAGE : RV_EXIT_FAIL;
-	}
-	if (!o.quiet)
-		for (size_t i = 0; i < rv_collector_nunavail(c); i++)
-			rv_cli_error("record", "source %s unavailable: %s",
-				rv_collector_unavail_source(c, i), rv_collector_unavail_reason(c, i));
+	rc = open_collector(&o, &c);
+	if (rc)
+		return rc;
 	if (rv_collector_nraw(c) == 0) {
 		rv_cli_error("record", "no source could be read: nothing to record");
 		rc = -ENODATA;

@@ -96,8 +96,9 @@ void rv_rec_prof_print(const struct rv_rec_prof *p, const struct rv_collector *c
 		uint64_t last, total;
 
 		rv_collector_source_stats(c, i, &name, &nch, &last, &total);
-		fprintf(stderr, "  source %-22s %5zu channels %9.1f wall\n", name, nch,
-			per(total, n));
+		fprintf(stderr, "  source %-22s %5zu channels %9.1f wall%s\n", name, nch,
+			per(total, n), rv_collector_source_slow(c, i) ? "  (slow: read at the "
+			"--slow-interval sweeps only)" : "");
 	}
 	for (int ph = 0; ph < RV_REC_PHASES; ph++) {
 		fprintf(stderr, "  %-29s %16s %9.1f wall %9.1f cpu\n", phase[ph], "",

@@ -59,6 +59,7 @@ struct rv_collector {
 	size_t *fsel;                   /* chans.n: frame channel i is dv[fsel[i]] */
 	size_t nleft;                   /* channels the filter left out of the frame */
 	uint64_t derive_ns;             /* time in rates, ratios and the frame, all sweeps */
+	uint64_t sweeps;                /* rv_collector_read calls: paces the slow sources */
 };
 
 static size_t registry_len(void)
@@ -502,12 +503,17 @@ void rv_collector_raw(const struct rv_collector *c, const double **raw, const ui
 void rv_collector_read(struct rv_collector *c)
 {
 	rv_ns t = rv_clock_ns(), t1;
+	int slow = c->cfg.slow_every <= 1 || c->sweeps % c->cfg.slow_every == 0;
 
+	c->sweeps++;
 	memset(c->full_ok, 0, c->nfull);
 	for (size_t i = 0; i < c->nsrc; i++) {
 		struct opened *o = &c->src[i];
 
-		o->src->sample(o->state, c->full + o->first, c->full_ok + o->first);
+		if (o->src->pace)
+			o->src->pace(o->state, slow);
+		if (slow || !o->src->slow)
+			o->src->sample(o->state, c->full + o->first, c->full_ok + o->first);
 		t1 = rv_clock_ns();
 		o->last_ns = t1 - t;
 		o->total_ns += t1 - t;
@@ -541,6 +547,21 @@ size_t rv_collector_sample(struct rv_collector *c, rv_ns now, double *values, ui
 	}
 	c->derive_ns += rv_clock_ns() - t;
 	return good;
+}
+
+unsigned rv_collect_slow_every(double interval_s, double slow_s)
+{
+	double n;
+
+	if (!(interval_s > 0.0) || !(slow_s > interval_s))
+		return 1;
+	n = slow_s / interval_s + 0.5;
+	return n >= 1e6 ? 1000000u : (unsigned)n;
+}
+
+int rv_collector_source_slow(const struct rv_collector *c, size_t i)
+{
+	return i < c->nsrc && c->src[i].src->slow && c->cfg.slow_every > 1;
 }
 
 uint64_t rv_collector_derive_ns(const struct rv_collector *c)

@@ -96,6 +96,27 @@ size_t rv_collector_nsources(const struct rv_collector *c);
 void rv_collector_source_stats(const struct rv_collector *c, size_t i, const char **name,
 			       size_t *nchan, uint64_t *last_ns, uint64_t *total_ns);
 
+/* 1 when source i (as rv_collector_nsources counts) is read at one sweep
+ * in cfg->slow_every only (a slow source, and slow_every above 1). */
+int rv_collector_source_slow(const struct rv_collector *c, size_t i);
+
+/*
+ * Slow sources: values that move slowly (kernel object counts, NUMA node
+ * memory, hugepages, link carrier, temperatures, clock frequencies, energy
+ * counters) are read at one sweep in cfg->slow_every, starting with the
+ * first, and are gaps at the others; counters among them get their rate
+ * over the whole span at the sweep that reads them (derive/derive.h), and
+ * the agent carries gauges over the gaps. perf's software events follow
+ * the same sweeps (its hardware counters are read at every one).
+ * rv_collect_slow_every gives the sweeps between two such reads for a
+ * sampling interval and a slow interval, rounded to a whole number: 1
+ * (every sweep) for a slow interval of 0 or not above the interval.
+ */
+unsigned rv_collect_slow_every(double interval_s, double slow_s);
+
+/* The default slow interval of `reveal record` and the agent. */
+#define RV_COLLECT_SLOW_S 1.0
+
 /* The names of every source in the registry, for messages and --help. */
 size_t rv_collector_known_sources(const char *const **names);
 

@@ -121,6 +121,8 @@ struct perf_src {
 	size_t ng;
 	size_t base;            /* chans->n when open began: g->first counts from it */
 	int64_t slow_due;       /* when software groups are read next */
+	int paced;              /* a collector says which sweeps read them (pace) */
+	int pace_slow;          /* ... and this one does */
 	uint64_t buf[READ_HDR + MAX_MEMBERS];   /* nr, enabled, running, values */
 };
 
@@ -156,9 +158,11 @@ static void sys_close(void *ctx, int fd)
  * Reading a CPU's group is an inter-processor call to that CPU. Software
  * events (context switches, migrations, page faults per CPU) say what they
  * have to say over a second, and on a busy virtual machine their reads at
- * every 100 ms sweep were half of the collector's cost; they are read once
- * a second, gaps in between (the rate then covers the whole second,
- * derive/derive.h). Hardware counters are read at every sweep.
+ * every 100 ms sweep were half of the collector's cost; they are read at
+ * the collector's slow sweeps (perf_pace; collector.h), or once a
+ * second by the source's own clock where nobody paces it, gaps in between
+ * (the rate then covers the whole span, derive/derive.h). Hardware
+ * counters are read at every sweep.
  */
 #define SW_PERIOD_NS 1000000000LL
 
@@ -411,7 +415,9 @@ static void perf_sample(void *state, double *raw, uint8_t *valid)
 	struct perf_src *st = state;
 	int slow = 1;
 
-	if (st->ops.sw_period_ns > 0) {
+	if (st->paced) {
+		slow = st->pace_slow;
+	} else if (st->ops.sw_period_ns > 0) {
 		int64_t now = st->ops.now ? st->ops.now(st->ops.ctx) : (int64_t)rv_clock_ns();
 
 		slow = now >= st->slow_due;
@@ -435,6 +441,16 @@ static void perf_sample(void *state, double *raw, uint8_t *valid)
 			valid[g->first + k] = 1;
 		}
 	}
+}
+
+/* A collector's word on this sweep: software groups follow its slow
+ * sweeps instead of the source's own clock. */
+static void perf_pace(void *state, int slow_sweep)
+{
+	struct perf_src *st = state;
+
+	st->paced = 1;
+	st->pace_slow = slow_sweep;
 }
 
 /* Opens the groups of one CPU and adds their channels. */
@@ -554,4 +570,5 @@ const struct rv_source rv_src_perf = {
 	.open = perf_open,
 	.sample = perf_sample,
 	.close = perf_close,
+	.pace = perf_pace,
 };

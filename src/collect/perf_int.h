@@ -27,7 +27,8 @@ struct rv_perf_ops {
 	void (*close)(void *ctx, int fd);
 	void *ctx;                        /* passed to each; borrowed */
 	/* Software-event groups are read at most once per sw_period_ns (0:
-	 * every sample), by the clock now() (NULL: CLOCK_MONOTONIC). */
+	 * every sample), by the clock now() (NULL: CLOCK_MONOTONIC), until
+	 * rv_src_perf.pace is called: from then on at the sweeps it says. */
 	int64_t sw_period_ns;
 	int64_t (*now)(void *ctx);
 };

@@ -7,7 +7,8 @@
  * counters (running < enabled, so values are scaled), and a locked-down
  * host (EACCES everywhere). CPU lists and the msr PMU come from fixture
  * trees tests/fixtures/collect/perfvm and perfhost, or temp trees for
- * malformed files. One test opens the real source on this machine.
+ * malformed files. One test opens the real source on this machine. A
+ * collector can pace the software groups (rv_src_perf.pace): test_sw_paced.
  *
  * Tests that list channels need the cpu.* perf types in the catalog
  * (catalog/metrics_perf.c); until the catalog lists that table they skip.
@@ -286,9 +287,8 @@ static void test_no_pmu(void **unused)
 	free(o);
 }
 
-/* Software groups are read once per period: gaps between, by the source's
- * clock; reads happen only when due. */
-static void test_sw_period(void **unused)
+/* The PMU-less VM with a 1 s software period, its clock at 5 s. */
+static struct opened *open_vm_periodic(void)
 {
 	struct opened *o;
 	char root[512];
@@ -300,6 +300,15 @@ static void test_sw_period(void **unused)
 	o->fk.period = 1000000000;
 	o->fk.clock = 5000000000;
 	assert_int_equal(open_fake(o, FAKE_NO_PMU, fixture("perfvm", root, sizeof(root))), 0);
+	return o;
+}
+
+/* Software groups are read once per period: gaps between, by the source's
+ * clock; reads happen only when due. */
+static void test_sw_period(void **unused)
+{
+	struct opened *o = open_vm_periodic();
+
 	assert_int_equal(o->chans.n, 10);
 	sample(o);                                   /* due at once */
 	assert_int_equal(o->fk.reads, 2);            /* one group per CPU */
@@ -316,6 +325,39 @@ static void test_sw_period(void **unused)
 	assert_int_equal(o->fk.reads, 4);
 	assert_int_equal(o->valid[5], 1);
 	assert_true(o->raw[5] == 2001010.0);         /* cpu1 context switches, tick 7 */
+	close_fake(o);
+	free(o);
+	(void)unused;
+}
+
+/* Paced by a collector (rv_src_perf.pace), software groups follow its
+ * slow sweeps, whatever the source's own clock says; hardware ones (none
+ * on this PMU-less fixture) do not depend on it. */
+static void test_sw_paced(void **unused)
+{
+	struct opened *o = open_vm_periodic();
+
+	assert_non_null(rv_src_perf.pace);
+	rv_src_perf.pace(o->state, 0);               /* clock due, the collector says no */
+	sample(o);
+	assert_int_equal(o->fk.reads, 0);
+	for (unsigned i = 0; i < 10; i++)
+		assert_int_equal(o->valid[i], 0);
+	rv_src_perf.pace(o->state, 1);               /* a slow sweep */
+	sample(o);
+	assert_int_equal(o->fk.reads, 2);
+	assert_int_equal(o->valid[0], 1);
+	assert_int_equal(o->valid[9], 1);
+	o->fk.clock += 1000;                         /* 1 us later: the clock says no */
+	rv_src_perf.pace(o->state, 1);
+	sample(o);
+	assert_int_equal(o->fk.reads, 4);
+	assert_int_equal(o->valid[5], 1);
+	o->fk.clock += 5000000000;                   /* seconds later, not a slow sweep */
+	rv_src_perf.pace(o->state, 0);
+	sample(o);
+	assert_int_equal(o->fk.reads, 4);
+	assert_int_equal(o->valid[5], 0);
 	close_fake(o);
 	free(o);
 	(void)unused;
@@ -631,6 +673,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_pmu),
 		cmocka_unit_test(test_sw_period),
+		cmocka_unit_test(test_sw_paced),
 		cmocka_unit_test(test_full_multiplexed),
 		cmocka_unit_test(test_sample_failures),
 		cmocka_unit_test(test_member_refused),

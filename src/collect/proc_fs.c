@@ -166,4 +166,5 @@ const struct rv_source rv_src_proc_fs = {
 	.open = fs_open,
 	.sample = fs_sample,
 	.close = fs_close,
+	.slow = 1,
 };

@@ -79,6 +79,11 @@ struct rv_collect_cfg {
 	 * (collector.h); keep_ctx must outlive the collector. */
 	int (*keep)(void *ctx, const char *channel);
 	void *keep_ctx;
+	/* Sources marked slow (and perf's software events) are read at one
+	 * sweep in slow_every: sweeps 0, slow_every, 2 * slow_every, ...;
+	 * 0 and 1 read them at every sweep. The collector's concern
+	 * (rv_collect_slow_every in collector.h turns intervals into it). */
+	unsigned slow_every;
 };
 
 struct rv_source {
@@ -87,6 +92,13 @@ struct rv_source {
 		    struct rv_chanlist *chans, struct rv_err *err);
 	void (*sample)(void *state, double *raw, uint8_t *valid);
 	void (*close)(void *state);
+	/* 1: values that move slowly or count events, read at one sweep in
+	 * cfg->slow_every; at the others sample() is not called and every
+	 * channel is a gap (a counter's next rate covers the whole span). */
+	int slow;
+	/* NULL, or told before every sweep whether it is one that reads the
+	 * slow parts (a source with fast and slow channels: perf). */
+	void (*pace)(void *state, int slow_sweep);
 };
 
 /* Every source, in sampling order (registry.c); NULL-terminated. */

@@ -76,4 +76,5 @@ const struct rv_source rv_src_sys_cpufreq = {
 	.open = cpufreq_open,
 	.sample = rv_sysvals_sample_src,
 	.close = rv_sysvals_free,
+	.slow = 1,
 };

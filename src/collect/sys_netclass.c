@@ -59,4 +59,5 @@ const struct rv_source rv_src_sys_netclass = {
 	.open = netclass_open,
 	.sample = rv_sysvals_sample_src,
 	.close = rv_sysvals_free,
+	.slow = 1,
 };

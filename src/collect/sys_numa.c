@@ -275,4 +275,5 @@ const struct rv_source rv_src_sys_numa = {
 	.open = numa_open,
 	.sample = numa_sample,
 	.close = numa_close,
+	.slow = 1,
 };

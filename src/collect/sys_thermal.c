@@ -132,4 +132,5 @@ const struct rv_source rv_src_sys_thermal = {
 	.open = thermal_open,
 	.sample = rv_sysvals_sample_src,
 	.close = rv_sysvals_free,
+	.slow = 1,
 };

@@ -91,6 +91,12 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	  "[perf, sys.thermal]; at most 32." },
 	{ "collect", "rediscover", K_DUR, FIELD(collect.rediscover_s), 1.0, DAY, K_ZERO_OK, NULL,
 	  "Look for new or removed devices this often; 0 = never." },
+	{ "collect", "slow_interval", K_DUR, FIELD(collect.slow_s), 0.0, 10.0, 0, NULL,
+	  "Sources whose values move slowly are read this often instead of at "
+	  "every sample (a whole number of intervals): kernel object counts, NUMA "
+	  "node memory and hugepages, link carrier, temperatures, CPU frequencies, "
+	  "energy counters and the perf software events; 0, or not above interval, "
+	  "reads them at every sample." },
 	{ "collect", "metric_set", K_STR, FIELD(collect.metric_set), 0, 0, 0, NULL,
 	  "A metric set written by `reveal prune` (also --metric-set): only its "
 	  "channels are watched, sources none of whose channels it keeps are not "
@@ -248,6 +254,7 @@ void rv_config_defaults(struct rv_config *c)
 	c->log_level = RV_LOG_INFO;
 	snprintf(c->collect.nvml, sizeof(c->collect.nvml), "%s", "libnvidia-ml.so.1");
 	c->collect.rediscover_s = MINUTE;
+	c->collect.slow_s = 1.0;
 	c->detect.window = (struct rv_cfg_span){ 3.0, 1 };
 	c->detect.step = (struct rv_cfg_span){ 1.0, 1 };
 	c->detect.preset = RV_CFG_PRESET_DEFAULT;

@@ -128,6 +128,7 @@ struct rv_config {
 		char exclude[RV_CFG_EXCLUDE_MAX][RV_CFG_NAME_MAX];
 		size_t n_exclude;
 		double rediscover_s;   /* 0 = never */
+		double slow_s;         /* slow sources' interval; 0 = every sweep */
 		char metric_set[RV_CFG_PATH_MAX]; /* metric-set file; "" = every channel */
 	} collect;
 	struct {

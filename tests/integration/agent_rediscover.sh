@@ -8,6 +8,9 @@
 # frame that had returned: the first rediscovery read it and the agent
 # died (SIGSEGV) a minute after start. ASAN_OPTIONS asks a sanitizer build
 # to catch any such use after return at once.
+#
+# A slow interval above the sampling interval is also set, so that the
+# sources paced by it (proc.fs here) go through rediscoveries too.
 
 . "$SRC/tests/integration/lib.sh.inc"
 it_setup
@@ -19,7 +22,7 @@ export ASAN_OPTIONS
 "$REVEAL" agent --set collect.root="$ROOT" --listen "" --store "" --state-dir state \
 	--learn 3s --interval 100ms --set refit=0 --set detect.window=5 --set detect.step=2 \
 	--set "collect.exclude=[proc.loadavg]" --set collect.rediscover=1s \
-	>agent.out 2>agent.err &
+	--set collect.slow_interval=300ms >agent.out 2>agent.err &
 pid=$!
 # about four rediscoveries after learning
 i=0

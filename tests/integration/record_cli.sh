@@ -105,6 +105,12 @@ run record --interval 100ms
 expect_rc "record without -o" 2
 run record -o x.rvl --interval 0s
 expect_rc "record --interval 0s" 2
+run record -o x.rvl --slow-interval 11s
+expect_rc "record --slow-interval 11s" 2
+check "the message names the limit" grep -q -- '--slow-interval 11s: at most 10s' err.txt
+run record -o x.rvl --slow-interval often
+expect_rc "record --slow-interval often" 2
+check "the message names the flag" grep -q -- '--slow-interval often: want a time' err.txt
 printf 'timestamp,a.b\n1,2\n' >not.rvl
 run export not.rvl --csv
 expect_rc "export of a CSV named .rvl" 2
