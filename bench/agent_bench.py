@@ -4,17 +4,21 @@
 Starts, at the same moment, `reveal agent` (learning LEARN seconds, then
 scoring a window every second; no store, no HTTP, no events) and `reveal
 record` on the same sources at the same interval, lets the agent finish
-learning and fitting, then measures both processes' utime + stime from
-/proc/PID/stat over SECONDS. The difference is what detection costs on top
-of collection. Both run on this host side by side, so machine noise hits
-both alike.
+learning and fitting, then measures both processes' CPU time over SECONDS
+(the sum_exec_runtime of their threads, /proc/PID/task/*/schedstat, in
+nanoseconds). The difference is what detection costs on top of
+collection. Both run on this host side by side, so machine noise hits
+both alike. A process that exits before the end fails the run (it would
+read as a cheap one).
 
     /usr/bin/python3 bench/agent_bench.py [--seconds 120] [--learn 60] [--interval 100ms]
                                           [--metric-set FILE] [--floor]
 
 With --floor, bench/floor.c (built with gcc into build/floor) runs beside
 them at the same interval on the files `reveal record` keeps open: what the
-kernel's answers to those reads cost with nothing done with them.
+kernel's answers to those reads cost with nothing done with them. It reads
+every one of them at every sweep, the slow sources' files too, which reveal
+reads once a second (docs/COLLECTOR.md).
 
 With --metric-set a second agent runs beside the first with that metric set
 (`reveal prune`'s output): both are measured over the same seconds, CPU per
@@ -34,6 +38,20 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 
 def cpu_s(pid):
+    """CPU seconds of pid's live threads, to the nanosecond (schedstat's
+    sum_exec_runtime; /proc/PID/stat counts in clock ticks, 10 ms, which is
+    3 % of what a 0.3 % process uses in two minutes)."""
+    total = 0
+    try:
+        for tid in os.listdir("/proc/%d/task" % pid):
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                    total += int(f.read().split()[0])
+            except FileNotFoundError:
+                pass                      # a thread that just ended
+        return total / 1e9
+    except FileNotFoundError:
+        pass
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICK
@@ -62,9 +80,9 @@ def start_agent(tmp, name, args, extra):
 def start_floor(pid, interval, seconds):
     """bench/floor.c at the same interval on the files `reveal record` (pid) keeps open."""
     floor = os.path.join(ROOT, "build", "floor")
-    if not os.path.exists(floor):
-        subprocess.run(["gcc", "-O2", "-o", floor, os.path.join(ROOT, "bench", "floor.c")],
-                       check=True)
+    src = os.path.join(ROOT, "bench", "floor.c")
+    if not os.path.exists(floor) or os.path.getmtime(floor) < os.path.getmtime(src):
+        subprocess.run(["gcc", "-O2", "-o", floor, src], check=True)
     time.sleep(1.5)
     files = []
     for fd in sorted(os.listdir("/proc/%d/fd" % pid), key=int):
@@ -114,6 +132,12 @@ def main():
         time.sleep(args.seconds)
         c1 = [cpu_s(p.pid) for p in procs]
         t1 = time.monotonic()
+        for p in procs:
+            if p.poll() is not None:
+                # a process that died mid-run would read as a cheap one
+                print("agent_bench: %s exited during the measurement (status %s)"
+                      % (" ".join(p.args[:2]), p.returncode), file=sys.stderr)
+                return 1
         mem = [mem_kib(p.pid) for _, _, p in agents]
     finally:
         for _, _, p in agents:

@@ -9,6 +9,10 @@
  * passes the files a running `reveal record` has open: "the same files").
  * Prints "floor: sweeps N cpu_s X" (its own user + system time from
  * /proc/self/stat) at the end. Sleeps to absolute deadlines, as reveal does.
+ * Each file's buffer is sized as reveal sizes it (4 KiB, doubled until the
+ * file fills at most half): the length asked for is part of the kernel's
+ * cost (a /proc/sys file allocates and zeroes a buffer of that length on
+ * every read: 36 us for 1 MiB against 2 us for 4 KiB on this VM).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,6 +71,7 @@ int main(int argc, char **argv)
 {
 	const char *const *files = default_files;
 	int nfiles = NDEFAULT, *fd;
+	size_t *cap;
 	char *buf = malloc(BUF);
 	long interval_ms, sweeps = 0;
 	double duration_s;
@@ -90,14 +95,26 @@ int main(int argc, char **argv)
 	fd = malloc((size_t)nfiles * sizeof(*fd));
 	if (!fd)
 		return 1;
-	for (int i = 0; i < nfiles; i++)
+	cap = malloc((size_t)nfiles * sizeof(*cap));
+	if (!cap)
+		return 1;
+	for (int i = 0; i < nfiles; i++) {
 		fd[i] = open(files[i], O_RDONLY | O_CLOEXEC);
+		cap[i] = 4096;
+		while (fd[i] >= 0 && cap[i] < BUF) {
+			ssize_t got = pread(fd[i], buf, cap[i], 0);
+
+			if (got < 0 || (size_t)got * 2 <= cap[i])
+				break;
+			cap[i] *= 2;
+		}
+	}
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	end = next;
 	end.tv_sec += (time_t)duration_s;
 	for (;;) {
 		for (int i = 0; i < nfiles; i++) {
-			ssize_t got = fd[i] >= 0 ? pread(fd[i], buf, BUF, 0) : -1;
+			ssize_t got = fd[i] >= 0 ? pread(fd[i], buf, cap[i], 0) : -1;
 
 			if (got > 0)
 				sink += scan_numbers(buf, (size_t)got);

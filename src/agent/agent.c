@@ -608,6 +608,7 @@ static int open_input(struct agent *a, struct rv_err *err)
 			.keep_ctx = a->mset,
 			.slow_every = rv_collect_slow_every(a->cfg.interval_s,
 							    a->cfg.collect.slow_s),
+			.perf_software = a->cfg.collect.perf_software,
 		};
 
 		for (size_t i = 0; i < a->cfg.collect.n_exclude; i++)

@@ -32,7 +32,7 @@ enum { PROGRESS_EVERY_S = 1 };
 static const char record_help[] =
 	"usage: reveal record -o FILE.rvl [--interval T] [--duration T] [--root DIR]\n"
 	"                     [--nvml PATH] [--exclude SRC,...] [--slow-interval T]\n"
-	"                     [--block N] [--profile] [-q]\n"
+	"                     [--perf-software auto|on|off] [--block N] [--profile] [-q]\n"
 	"\n"
 	"Samples every source reveal can read on this host (see `reveal metrics`) at a\n"
 	"fixed interval and appends the samples to a .rvl recording: counters are kept\n"
@@ -51,11 +51,15 @@ static const char record_help[] =
 	"  --nvml PATH        NVIDIA management library to load (default\n"
 	"                     libnvidia-ml.so.1)\n"
 	"  --slow-interval T  read the sources whose values move slowly (kernel object\n"
-	"                     counts, NUMA node memory and hugepages, link carrier,\n"
-	"                     temperatures, CPU frequencies, energy counters, perf\n"
-	"                     software events) this often, rounded to whole intervals;\n"
+	"                     counts, load averages, qdisc statistics, NUMA node memory\n"
+	"                     and hugepages, link carrier, temperatures, CPU\n"
+	"                     frequencies, energy counters, perf software events) this\n"
+	"                     often, rounded to whole intervals;\n"
 	"                     gaps in between, rates over the whole span. 1s (default);\n"
 	"                     0 reads them at every sample; at most 10s\n"
+	"  --perf-software M  perf's software events (context switches, migrations,\n"
+	"                     page faults per CPU): auto (default) counts them where\n"
+	"                     hardware counters open, on everywhere, off nowhere\n"
 	"  --block N          samples per block, 1..4096 (default 64): the most a crash\n"
 	"                     can lose\n"
 	"  --rediscover T     every T (e.g. 1m), open the sources again to pick up\n"
@@ -99,6 +103,7 @@ struct record_opts {
 	double interval_s, duration_s;      /* duration 0: until a signal */
 	double rediscover_s;                /* 0: never */
 	double slow_s;                      /* slow sources; 0: every sample */
+	int perf_software;                  /* enum rv_perf_sw */
 	unsigned long long block;
 	int quiet, profile;
 	struct rv_cli_exclude exclude;
@@ -127,6 +132,19 @@ static int parse_span_s(const char *flag, const char *arg, double *out)
 	return 0;
 }
 
+static int parse_perf_sw(const char *arg, int *out)
+{
+	static const char *const names[] = { "auto", "on", "off" };
+
+	for (int i = 0; i < 3; i++)
+		if (strcmp(arg, names[i]) == 0) {
+			*out = i;               /* enum rv_perf_sw's order */
+			return 0;
+		}
+	rv_cli_error("record", "--perf-software %s: want auto, on or off", arg);
+	return -EINVAL;
+}
+
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option opts[] = {
@@ -139,6 +157,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "block", required_argument, NULL, 'b' },
 		{ "rediscover", required_argument, NULL, 'R' },
 		{ "slow-interval", required_argument, NULL, 'S' },
+		{ "perf-software", required_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "profile", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -180,6 +199,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				rv_cli_error("record", "--slow-interval %s: at most 10s", optarg);
 				return -EINVAL;
 			}
+			break;
+		case 'W':
+			if (parse_perf_sw(optarg, &o->perf_software))
+				return -EINVAL;
 			break;
 		case 'n':
 			o->nvml = optarg;
@@ -412,7 +435,8 @@ static int open_collector(const struct record_opts *o, struct rv_collector **c)
 	int rc = rv_collector_open(&(struct rv_collect_cfg){
 		.root = o->root, .nvml_lib = o->nvml,
 		.exclude = o->exclude.names, .nexclude = o->exclude.n,
-		.slow_every = rv_collect_slow_every(o->interval_s, o->slow_s) }, c, &err);
+		.slow_every = rv_collect_slow_every(o->interval_s, o->slow_s),
+		.perf_software = o->perf_software }, c, &err);
 
 	if (rc) {
 		rv_cli_error("record", "%s", rv_err_text(&err, rc));

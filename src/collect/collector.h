@@ -101,9 +101,10 @@ void rv_collector_source_stats(const struct rv_collector *c, size_t i, const cha
 int rv_collector_source_slow(const struct rv_collector *c, size_t i);
 
 /*
- * Slow sources: values that move slowly (kernel object counts, NUMA node
- * memory, hugepages, link carrier, temperatures, clock frequencies, energy
- * counters) are read at one sweep in cfg->slow_every, starting with the
+ * Slow sources: values that move slowly (kernel object counts, load
+ * averages, NUMA node memory, hugepages, link carrier, temperatures, clock
+ * frequencies) or counted events whose rate over a second misses nothing
+ * (qdisc drops, energy counters) are read at one sweep in cfg->slow_every, starting with the
  * first, and are gaps at the others; counters among them get their rate
  * over the whole span at the sweep that reads them (derive/derive.h), and
  * the agent carries gauges over the gaps. perf's software events follow

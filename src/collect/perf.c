@@ -10,8 +10,10 @@
  *             misses (a generic cache event, or the CPU's own event named
  *             by libpfm4 when the build has it);
  *   software  context switches, migrations, page faults (all, minor,
- *             major) of the kernel's software PMU, read once a second
- *             (gaps between; SW_PERIOD_NS below);
+ *             major) of the kernel's software PMU, read at the collector's
+ *             slow sweeps (gaps between; perf_pace below), and by default
+ *             only where hardware counters open (cfg->perf_software;
+ *             want_software below);
  *   msr       aperf, mperf and tsc of the "msr" PMU, when sysfs lists aperf
  *             and mperf. Busy MHz = tsc rate / 1e6 * aperf rate / mperf
  *             rate is derived downstream, like IPC and miss ratios.
@@ -453,8 +455,9 @@ static void perf_pace(void *state, int slow_sweep)
 	st->pace_slow = slow_sweep;
 }
 
-/* Opens the groups of one CPU and adds their channels. */
-static int open_cpu(struct perf_src *st, struct plan *plans, uint32_t cpu,
+/* Opens the groups of one CPU (software ones only when sw) and adds their
+ * channels. */
+static int open_cpu(struct perf_src *st, struct plan *plans, uint32_t cpu, int sw,
 		    struct rv_chanlist *chans, struct open_errs *oe, struct rv_err *err)
 {
 	unsigned idx[MAX_MEMBERS];
@@ -465,7 +468,8 @@ static int open_cpu(struct perf_src *st, struct plan *plans, uint32_t cpu,
 	for (int k = 0; !rc && k < GRP_KINDS; k++) {
 		struct perf_group *g = &st->g[st->ng];
 		int refused = 0;
-		unsigned n = open_group(st, &plans[k], (int)cpu, g, idx, &refused);
+		unsigned n = k == GRP_SW && !sw ? 0 :
+			open_group(st, &plans[k], (int)cpu, g, idx, &refused);
 
 		if (refused)
 			note_err(oe, refused);
@@ -481,6 +485,28 @@ static int open_cpu(struct perf_src *st, struct plan *plans, uint32_t cpu,
 			rc = rv_chanlist_add(chans, plans[k].type[idx[i]], inst, 1.0, err);
 	}
 	return rc;
+}
+
+/*
+ * Whether the software groups are opened: perf_software on or off, or on
+ * auto whether a hardware group opens on `cpu` (tried and closed again;
+ * *hw_err gets its refusal). Without a PMU (most VMs) the software events
+ * are all perf has, each read of a CPU's group is an inter-processor call
+ * (~300 us to an idle vCPU of the VM these numbers come from), and
+ * /proc/stat and /proc/vmstat count the same events for the host.
+ */
+static int want_software(struct perf_src *st, const struct rv_collect_cfg *cfg,
+			 struct plan *hw, uint32_t cpu, int *hw_err)
+{
+	struct perf_group probe = { .n = 0 };
+	unsigned idx[MAX_MEMBERS], n;
+
+	if (cfg->perf_software != RV_PERF_SW_AUTO)
+		return cfg->perf_software == RV_PERF_SW_ON;
+	n = open_group(st, hw, (int)cpu, &probe, idx, hw_err);
+	if (n)
+		close_group(&st->ops, &probe);
+	return n > 0;
 }
 
 /* The reason nothing opened: a permission to grant, or what the kernel said. */
@@ -515,7 +541,7 @@ int rv_perf_open_ops(const struct rv_collect_cfg *cfg, const struct rv_perf_ops 
 	struct plan *plans = calloc(GRP_KINDS, sizeof(*plans));
 	struct open_errs oe = { 0, 0, 0, 0 };
 	size_t nids = 0;
-	int rc;
+	int rc, sw, probe_err = 0;
 
 	if (!st || !ids || !plans) {
 		rc = rv_err_set(err, -ENOMEM, "perf: out of memory");
@@ -534,8 +560,17 @@ int rv_perf_open_ops(const struct rv_collect_cfg *cfg, const struct rv_perf_ops 
 	plan_generic(&plans[GRP_HW], GRP_HW);
 	plan_generic(&plans[GRP_SW], GRP_SW);
 	plan_msr(&plans[GRP_MSR], cfg->root);
+	sw = nids ? want_software(st, cfg, &plans[GRP_HW], ids[0], &probe_err) : 1;
 	for (size_t i = 0; !rc && i < nids; i++)
-		rc = open_cpu(st, plans, ids[i], chans, &oe, err);
+		rc = open_cpu(st, plans, ids[i], sw, chans, &oe, err);
+	if (!rc && st->ng == 0 && !sw && !oe.perm)
+		rc = rv_err_set(err, -EOPNOTSUPP, "perf: no hardware counters here (%s); %s",
+				rv_strerror(oe.hw_err ? oe.hw_err : probe_err ? probe_err : -ENOENT),
+				cfg->perf_software == RV_PERF_SW_OFF ?
+				"software events off (collect.perf_software: off)" :
+				"software events are counted only beside them (collect."
+				"perf_software: auto; on, or record --perf-software on, counts "
+				"them anyway)");
 	if (!rc && st->ng == 0)
 		rc = none_opened(cfg->root, &oe, err);
 	if (rc)

@@ -8,7 +8,9 @@
  * host (EACCES everywhere). CPU lists and the msr PMU come from fixture
  * trees tests/fixtures/collect/perfvm and perfhost, or temp trees for
  * malformed files. One test opens the real source on this machine. A
- * collector can pace the software groups (rv_src_perf.pace): test_sw_paced.
+ * collector can pace the software groups (rv_src_perf.pace): test_sw_paced;
+ * cfg.perf_software auto, on and off: test_sw_modes (the other tests ask
+ * for the software events: on).
  *
  * Tests that list channels need the cpu.* perf types in the catalog
  * (catalog/metrics_perf.c); until the catalog lists that table they skip.
@@ -55,6 +57,7 @@ struct fake {
 	long short_by;                  /* bytes fewer than asked */
 	int64_t period, clock;          /* sw_period_ns for the source, and its clock */
 	unsigned reads;                 /* group reads so far */
+	int sw_mode;                    /* cfg.perf_software (fake_init: on) */
 };
 
 /* ---------------------------------------------------------------- fake */
@@ -143,6 +146,7 @@ static void fake_init(struct fake *fk, enum fake_mode mode)
 	fk->enabled = 1000;
 	fk->running = 1000;
 	fk->read_fd_fail = -1;
+	fk->sw_mode = RV_PERF_SW_ON;
 }
 
 static void assert_all_closed(const struct fake *fk)
@@ -174,7 +178,7 @@ static const char *fixture(const char *tree, char *buf, size_t cap)
 
 static int open_fake(struct opened *o, enum fake_mode mode, const char *root)
 {
-	struct rv_collect_cfg cfg = { .root = root };
+	struct rv_collect_cfg cfg = { .root = root, .perf_software = o->fk.sw_mode };
 
 	o->fk.mode = mode;
 	o->ops = (struct rv_perf_ops){ .open = fake_open, .read = fake_read, .close = fake_close,
@@ -359,6 +363,72 @@ static void test_sw_paced(void **unused)
 	assert_int_equal(o->fk.reads, 4);
 	assert_int_equal(o->valid[5], 0);
 	close_fake(o);
+	free(o);
+	(void)unused;
+}
+
+/* Channels of o whose name starts with `prefix`. */
+static size_t count_prefix(const struct opened *o, const char *prefix)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->chans.n; i++)
+		n += strncmp(o->chans.v[i].name, prefix, strlen(prefix)) == 0;
+	return n;
+}
+
+/* perf_software auto leaves the software events out where no hardware
+ * counter opens (the source unavailable with the reason, nothing left
+ * open), counts them where one does; off leaves them out everywhere; a
+ * refusal for want of permission still says which to grant. */
+static void test_sw_modes(void **unused)
+{
+	static const int modes[] = { RV_PERF_SW_AUTO, RV_PERF_SW_ON, RV_PERF_SW_OFF };
+	static const char *const why[] = { "counted only beside them", "",
+					   "software events off (collect.perf_software: off)" };
+	struct opened *o = calloc(1, sizeof(*o));
+	size_t nsw[3], n[3];
+	char root[512];
+
+	need_catalog();
+	assert_non_null(o);
+	for (int m = 0; m < 3; m++) {
+		fake_init(&o->fk, FAKE_NO_PMU);
+		o->fk.sw_mode = modes[m];
+		if (modes[m] == RV_PERF_SW_ON) {
+			assert_int_equal(open_fake(o, FAKE_NO_PMU, fixture("perfvm", root,
+								       sizeof(root))), 0);
+			assert_int_equal(o->chans.n, 10);
+			close_fake(o);
+			continue;
+		}
+		assert_int_equal(open_fake(o, FAKE_NO_PMU, fixture("perfvm", root, sizeof(root))),
+				 -EOPNOTSUPP);
+		assert_null(o->state);
+		assert_int_equal(o->chans.n, 0);
+		assert_non_null(strstr(o->err.msg, "perf: no hardware counters here"));
+		assert_non_null(strstr(o->err.msg, why[m]));
+		assert_all_closed(&o->fk);
+		rv_chanlist_fini(&o->chans);
+	}
+	for (int m = 0; m < 3; m++) {              /* a full host */
+		fake_init(&o->fk, FAKE_ALL);
+		o->fk.sw_mode = modes[m];
+		assert_int_equal(open_fake(o, FAKE_ALL, fixture("perfhost", root, sizeof(root))), 0);
+		n[m] = o->chans.n;
+		nsw[m] = count_prefix(o, "cpu.perf_");
+		assert_true(count_prefix(o, "cpu.cycles:") > 0);
+		close_fake(o);
+	}
+	assert_true(nsw[0] > 0 && nsw[0] == nsw[1] && n[0] == n[1]);
+	assert_int_equal(nsw[2], 0);
+	assert_int_equal(n[2], n[0] - nsw[0]);
+	fake_init(&o->fk, FAKE_DENY);               /* auto on a locked-down host */
+	o->fk.sw_mode = RV_PERF_SW_AUTO;
+	assert_int_equal(open_fake(o, FAKE_DENY, fixture("perfvm", root, sizeof(root))), -EACCES);
+	assert_non_null(strstr(o->err.msg, "CAP_PERFMON"));
+	assert_all_closed(&o->fk);
+	rv_chanlist_fini(&o->chans);
 	free(o);
 	(void)unused;
 }
@@ -614,10 +684,11 @@ static void test_msr_variants(void **unused)
 	free(o);
 }
 
-/* The real kernel of this machine: software channels or a clear reason. */
+/* The real kernel of this machine: software channels (asked for even
+ * without hardware counters) or a clear reason. */
 static void test_real_host(void **unused)
 {
-	struct rv_collect_cfg cfg = { .root = "" };
+	struct rv_collect_cfg cfg = { .root = "", .perf_software = RV_PERF_SW_ON };
 	struct rv_chanlist chans;
 	struct rv_err err;
 	void *state = NULL;
@@ -674,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_no_pmu),
 		cmocka_unit_test(test_sw_period),
 		cmocka_unit_test(test_sw_paced),
+		cmocka_unit_test(test_sw_modes),
 		cmocka_unit_test(test_full_multiplexed),
 		cmocka_unit_test(test_sample_failures),
 		cmocka_unit_test(test_member_refused),

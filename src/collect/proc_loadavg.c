@@ -4,7 +4,9 @@
  * "0.04 0.47 0.64 1/86 19457": the 1, 5 and 15 minute load averages
  * (cpu.load1, cpu.load5, cpu.load15) and the runnable / total task counts
  * of the fourth field (cpu.tasks_runnable, cpu.tasks_total), all gauges.
- * The last pid (fifth field) is not a health signal and is not kept.
+ * The last pid (fifth field) is not a health signal and is not kept. A
+ * slow source (collector.h): the kernel updates the averages every 5 s,
+ * and the runnable count is proc.stat's procs_running at every sweep.
  * Fields are read left to right: a malformed one invalidates it and every
  * later one, since nothing after it can be trusted to be in its place.
  */
@@ -88,4 +90,5 @@ const struct rv_source rv_src_proc_loadavg = {
 	.open = loadavg_open,
 	.sample = loadavg_sample,
 	.close = loadavg_close,
+	.slow = 1,
 };

@@ -84,7 +84,13 @@ struct rv_collect_cfg {
 	 * 0 and 1 read them at every sweep. The collector's concern
 	 * (rv_collect_slow_every in collector.h turns intervals into it). */
 	unsigned slow_every;
+	/* perf's software events (context switches, migrations, page faults
+	 * per CPU), enum rv_perf_sw: counted where hardware counters open
+	 * (AUTO, 0), everywhere (ON) or nowhere (OFF). */
+	int perf_software;
 };
+
+enum rv_perf_sw { RV_PERF_SW_AUTO, RV_PERF_SW_ON, RV_PERF_SW_OFF };
 
 struct rv_source {
 	const char *name;                 /* "proc.stat", ... */

@@ -41,6 +41,7 @@ _Static_assert(sizeof(enum rv_cfg_preset) == sizeof(int), "enums are stored as i
 
 static const char *const level_names[] = { "error", "warn", "info", "debug", NULL };
 static const char *const preset_names[] = { "default", "paper", NULL };
+static const char *const perf_sw_names[] = { "auto", "on", "off", NULL };
 _Static_assert(RV_LOG_ERROR == 0 && RV_LOG_DEBUG == 3, "level_names follows enum rv_log_level");
 
 const struct rv_cfg_section rv_cfg_sections[] = {
@@ -92,11 +93,18 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	{ "collect", "rediscover", K_DUR, FIELD(collect.rediscover_s), 1.0, DAY, K_ZERO_OK, NULL,
 	  "Look for new or removed devices this often; 0 = never." },
 	{ "collect", "slow_interval", K_DUR, FIELD(collect.slow_s), 0.0, 10.0, 0, NULL,
-	  "Sources whose values move slowly are read this often instead of at "
-	  "every sample (a whole number of intervals): kernel object counts, NUMA "
-	  "node memory and hugepages, link carrier, temperatures, CPU frequencies, "
-	  "energy counters and the perf software events; 0, or not above interval, "
-	  "reads them at every sample." },
+	  "Sources whose values move slowly, or count events a rate over a second "
+	  "misses nothing of, are read this often instead of at every sample (a "
+	  "whole number of intervals): kernel object counts, load averages, qdisc "
+	  "statistics, NUMA node memory and hugepages, link carrier, temperatures, "
+	  "CPU frequencies, energy counters and the perf software events; 0, or "
+	  "not above interval, reads them at every sample." },
+	{ "collect", "perf_software", K_ENUM, FIELD(collect.perf_software), 0, 0, 0, perf_sw_names,
+	  "perf's software events (context switches, migrations, page faults per "
+	  "CPU): auto counts them where hardware counters open, on everywhere, off "
+	  "nowhere. Without hardware counters (most VMs) each read of a CPU's "
+	  "counts is an inter-processor call, costly to an idle virtual CPU, and "
+	  "/proc/stat and /proc/vmstat count the same events for the host." },
 	{ "collect", "metric_set", K_STR, FIELD(collect.metric_set), 0, 0, 0, NULL,
 	  "A metric set written by `reveal prune` (also --metric-set): only its "
 	  "channels are watched, sources none of whose channels it keeps are not "

@@ -129,6 +129,7 @@ struct rv_config {
 		size_t n_exclude;
 		double rediscover_s;   /* 0 = never */
 		double slow_s;         /* slow sources' interval; 0 = every sweep */
+		int perf_software;     /* 0 auto, 1 on, 2 off (enum rv_perf_sw's order) */
 		char metric_set[RV_CFG_PATH_MAX]; /* metric-set file; "" = every channel */
 	} collect;
 	struct {

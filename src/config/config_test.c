@@ -35,6 +35,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.collect.n_exclude, 0);
 	assert_true(c.collect.rediscover_s == 60.0);
 	assert_true(c.collect.slow_s == 1.0);
+	assert_int_equal(c.collect.perf_software, 0);      /* auto */
 	assert_string_equal(c.collect.metric_set, "");
 	assert_true(c.detect.window.value == 3.0 && c.detect.window.seconds);
 	assert_true(c.detect.step.value == 1.0 && c.detect.step.seconds);
@@ -295,6 +296,9 @@ static void test_set_errors(void **state)
 	rv_err_clear(&err);
 	assert_int_equal(rv_config_set(&c, "collect.slow_interval", "11s", &err), -EINVAL);
 	assert_string_equal(err.msg, "collect.slow_interval: '11s' is not in 0..10s");
+	rv_err_clear(&err);
+	assert_int_equal(rv_config_set(&c, "collect.perf_software", "yes", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "collect.perf_software: 'yes' is not one of auto"));
 	rv_err_clear(&err);
 	assert_int_equal(rv_config_set(&c, "foo", "1", &err), -EINVAL);
 	expect_msg(&err, "unknown key 'foo' (known: interval, learn,", "foo");

@@ -15,8 +15,9 @@
 # sweep, as the golden file was written). A second one with the default
 # slow interval (1 s: one sweep in ten at 100 ms) must hold the same
 # values except that the slow sources' channels (the sources `reveal
-# record --profile` marks slow, which must be exactly the six named
-# below, and perf's software events, not read under --root) are gaps at
+# record --profile` marks slow, which must be exactly the seven named
+# below; net.qdisc and perf's software events are slow too but not read
+# under --root) are gaps at
 # every sweep of a run but its first.
 
 . "$SRC/tests/integration/lib.sh.inc"
@@ -70,7 +71,7 @@ FAKE_NVML_MODEL=h100 FAKE_NVML_GPUS=8 "$REVEAL" record --root host --nvml "$FAKE
 	--interval 100ms --duration 250ms --profile -o prof.rvl 2>prof.txt
 sed -n 's/^  source \([^ ]*\) .*(slow: .*/\1/p' prof.txt | sort | tr '\n' ' ' >slow.names
 check "slow sources (record --profile): $(cat slow.names)" \
-	test "$(cat slow.names)" = "proc.fs sys.cpufreq sys.netclass sys.numa sys.rapl sys.thermal "
+	test "$(cat slow.names)" = "proc.fs proc.loadavg sys.cpufreq sys.netclass sys.numa sys.rapl sys.thermal "
 if /usr/bin/python3 - slow.csv golden.csv metrics.txt slow.names >slow.out 2>&1 <<'PY'
 import csv, sys
 a = list(csv.reader(open(sys.argv[1])))
