@@ -7,7 +7,16 @@ docs/COLLECTOR_PERFORMANCE.md).
    (the threads' schedstat CPU time at t=10 s and just before the end).
 2. At the same time and for the same time, bench/floor.c at 100 ms (pread + number scan
    of the nine big procfs files, nothing else): ratio reveal/floor, us per sweep and
-   us per channel-sample.
+   us per channel-sample; and two floors on reveal's own files (those a running
+   `reveal record` keeps open): every file at every sweep, and "at reveal's cadence"
+   (the files strace sees read at every sweep then, the others at one sweep in ten,
+   as reveal reads its slow sources at the default --slow-interval 1s).
+   Fairness: the collectors (reveal, the floors, --reveal-before) share one CPU,
+   all moved together to the next CPU every 10 s, so that none keeps a quieter CPU
+   for the whole run; and each has its own interval (reveal 100 ms, the floors
+   100.1, 100.2, 100.3 ms, the before binary 100.4 ms), so that their wake-ups
+   drift through each other instead of keeping the phase their start gave them
+   (same-phase or not, a fixed phase changed one contender's cost by 15 % here).
 3. At the same time, prometheus-node-exporter (the Debian package, run directly on
    127.0.0.1:9199) scraped at 100 ms with keep-alive, and a second one on :9198 scraped
    at 1 s: CPU %, series per scrape, us per series-sample.
@@ -21,8 +30,8 @@ docs/COLLECTOR_PERFORMANCE.md).
                          [--reveal-before OLD/reveal]
                          [--skip-node-exporter] [--json FILE]
 
-Needs build/reveal (make), gcc; for 3 `apt-get install -y prometheus-node-exporter`, for
-5 `apt-get install -y stress-ng`. The markdown tables go to stdout, progress to stderr.
+Needs build/reveal (make), gcc, strace; for 3 prometheus-node-exporter, for 5 stress-ng
+(`scripts/install-deps.sh --bench` installs them). The markdown tables go to stdout, progress to stderr.
 """
 import argparse
 import http.client
@@ -49,6 +58,10 @@ NVML_FAKE = os.path.join(BUILD, "fakes", "libnvidia_ml_fake.so")
 BIGHOST = os.path.join(ROOT, "tests", "fixtures", "collect", "gen_bighost.py")
 TICK = os.sysconf("SC_CLK_TCK")
 STEADY_FROM_S = 10.0
+ROTATE_S = 10.0
+SLOW_EVERY = 10         # reveal's default --slow-interval (1 s) in 100 ms sweeps
+INTERVALS_MS = {"reveal": 100.0, "floor_like": 100.1, "floor_same": 100.2, "floor": 100.3,
+                "reveal_before": 100.4}
 SUMMARY = re.compile(r"reveal record: .*: (\d+) samples of (\d+) channels, (\d+) bytes "
                      r"\(([\d.]+) bytes per value\), (\d+) deadlines missed, ([\d.]+) s CPU")
 
@@ -180,12 +193,14 @@ def scraper(port, interval_s, stop, out):
 
 def reveal_files(tmp):
     """The procfs/sysfs files a running `reveal record` keeps open (its
-    /proc/PID/fd), for the floor that reads "the same files"."""
+    /proc/PID/fd), for the floors that read "the same files", each with how
+    often reveal reads it: 1 when strace sees it read at (nearly) every sweep
+    of 5 s, SLOW_EVERY for the others (reveal's slow sources)."""
     p = subprocess.Popen([REVEAL, "record", "-q", "-o", os.path.join(tmp, "probe.rvl"),
-                          "--interval", "100ms", "--duration", "3s"],
+                          "--interval", "100ms", "--duration", "7s"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.5)
-    files = []
+    paths = {}
     fddir = "/proc/%d/fd" % p.pid
     for fd in sorted(os.listdir(fddir), key=int):
         try:
@@ -196,37 +211,74 @@ def reveal_files(tmp):
         # gone when it exits.
         target = re.sub(r"^/proc/\d+/net/", "/proc/net/", target)
         if target.startswith("/proc/") or target.startswith("/sys/"):
-            files.append(target)
+            paths[int(fd)] = target
+    trace = os.path.join(tmp, "probe.strace")
+    subprocess.run(["strace", "-qq", "-e", "trace=pread64", "-e", "signal=none", "-o", trace,
+                    "-p", str(p.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     p.wait()
-    return files
+    reads = {}
+    with open(trace) as f:
+        for ln in f:
+            m = re.match(r"pread64\((\d+),", ln)
+            if m:
+                reads[int(m.group(1))] = reads.get(int(m.group(1)), 0) + 1
+    most = max(reads.values()) if reads else 0
+    if most < 20:
+        raise SystemExit("strace saw %d reads of a file in 5 s of reveal record" % most)
+    return [(path, 1 if reads.get(fd, 0) * 2 >= most else SLOW_EVERY)
+            for fd, path in sorted(paths.items())]
+
+
+def rotate(cs, stop):
+    """Moves the collectors together to the next CPU every ROTATE_S."""
+    cpus = sorted(os.sched_getaffinity(0))
+    k = 0
+    while True:
+        for c in cs:
+            try:
+                for tid in os.listdir("/proc/%d/task" % c.proc.pid):
+                    os.sched_setaffinity(int(tid), {cpus[k % len(cpus)]})
+            except OSError:
+                pass
+        k += 1
+        if stop.wait(ROTATE_S):
+            return
 
 
 def side_by_side(duration, node_exporter, tmp, before=None):
     """reveal record, the floors and the node exporters at the same time, for the same time;
     with before, a second `reveal record` from that binary beside them."""
     rvl = os.path.join(tmp, "side.rvl")
-    same = reveal_files(tmp)
-    cs = [Contender("reveal", [REVEAL, "record", "-o", rvl, "--interval", "100ms",
+    files = reveal_files(tmp)
+    iv = INTERVALS_MS
+    cs = [Contender("reveal", [REVEAL, "record", "-o", rvl, "--interval", "%gms" % iv["reveal"],
                                "--duration", "%ds" % duration],
                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True),
-          Contender("floor", [FLOOR, "100", str(duration)], stdout=subprocess.PIPE, text=True),
-          Contender("floor_same", [FLOOR, "100", str(duration)] + same, stdout=subprocess.PIPE,
-                    text=True)]
+          Contender("floor", [FLOOR, str(iv["floor"]), str(duration)], stdout=subprocess.PIPE,
+                    text=True),
+          Contender("floor_same", [FLOOR, str(iv["floor_same"]), str(duration)] +
+                    [f for f, _ in files], stdout=subprocess.PIPE, text=True),
+          Contender("floor_like", [FLOOR, str(iv["floor_like"]), str(duration)] +
+                    [f if n == 1 else "%s@%d" % (f, n) for f, n in files],
+                    stdout=subprocess.PIPE, text=True)]
     if before:
         cs.append(Contender("reveal_before", [before, "record", "-o", os.path.join(tmp, "before.rvl"),
-                                              "--interval", "100ms", "--duration", "%ds" % duration],
+                                              "--interval", "%gms" % iv["reveal_before"],
+                                              "--duration", "%ds" % duration],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
-    scrapes = []
     stop = threading.Event()
+    rotator = threading.Thread(target=rotate, args=(list(cs), stop))
+    rotator.start()
     if node_exporter:
-        for port, iv in ((9199, 0.1), (9198, 1.0)):
-            c = Contender("node_exporter_%gs" % iv,
+        # the 100 ms scraper drifts too (100.5 ms): a scrape costs ~10 ms
+        for port, every, name in ((9199, 0.1005, "0.1s"), (9198, 1.0, "1s")):
+            c = Contender("node_exporter_" + name,
                           [NODE_EXPORTER, "--web.listen-address=127.0.0.1:%d" % port],
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             wait_port(port)
             c.mark("start")
             out = {}
-            th = threading.Thread(target=scraper, args=(port, iv, stop, out))
+            th = threading.Thread(target=scraper, args=(port, every, stop, out))
             th.start()
             c.scrape, c.thread = out, th
             cs.append(c)
@@ -237,10 +289,11 @@ def side_by_side(duration, node_exporter, tmp, before=None):
     time.sleep(max(0.0, t0 + duration - 0.3 - time.monotonic()))
     for c in cs:
         c.mark("end")
+    stop.set()
+    rotator.join()
     res = {}
     for c in cs:
         if c.name.startswith("node_exporter"):
-            stop.set()
             c.thread.join()
             c.proc.send_signal(signal.SIGTERM)
             c.reap()
@@ -272,17 +325,23 @@ def side_by_side(duration, node_exporter, tmp, before=None):
             m = re.search(r"floor: sweeps (\d+) cpu_s ([\d.]+)", text)
             r.update(sweeps=int(m.group(1)), self_cpu_s=float(m.group(2)))
         r["us_per_sweep"] = 1e6 * r["total_cpu_s"] / r["sweeps"]
-        r["steady"]["us_per_sweep"] = 1e6 * r["steady"]["cpu_s"] / (r["steady"]["wall_s"] * 10.0)
+        r["interval_ms"] = iv[c.name]
+        r["steady"]["us_per_sweep"] = (1e6 * r["steady"]["cpu_s"] /
+                                       (r["steady"]["wall_s"] * 1e3 / iv[c.name]))
         res[c.name] = r
     rv = res["reveal"]
     rv["us_per_channel_sample"] = rv["us_per_sweep"] / rv["channels"]
     rv["steady"]["us_per_channel_sample"] = rv["steady"]["us_per_sweep"] / rv["channels"]
-    res["ratio_total"] = rv["total_cpu_s"] / max(res["floor"]["total_cpu_s"], 1e-9)
-    res["ratio_steady"] = rv["steady"]["cpu_s"] / max(res["floor"]["steady"]["cpu_s"], 1e-9)
-    res["same_files"] = len(same)
-    res["ratio_same_total"] = rv["total_cpu_s"] / max(res["floor_same"]["total_cpu_s"], 1e-9)
-    res["ratio_same_steady"] = (rv["steady"]["cpu_s"] /
-                                max(res["floor_same"]["steady"]["cpu_s"], 1e-9))
+    res["same_files"] = len(files)
+    res["every_sweep_files"] = sum(1 for _, n in files if n == 1)
+    res["files"] = files
+    # per sweep: the contenders' intervals differ by up to 0.4 %
+    for who in [k for k in ("reveal", "reveal_before") if k in res]:
+        for fl in ("floor", "floor_same", "floor_like"):
+            for part in ("total", "steady"):
+                a = res[who]["us_per_sweep"] if part == "total" else res[who]["steady"]["us_per_sweep"]
+                b = res[fl]["us_per_sweep"] if part == "total" else res[fl]["steady"]["us_per_sweep"]
+                res["ratio_%s_%s_%s" % (who, fl, part)] = a / max(b, 1e-9)
     return res
 
 
@@ -345,28 +404,33 @@ def table(res, duration):
                 "| µs per sweep | steady µs per sweep |",
                 "|---|---:|---:|---:|---:|---:|---:|"]
         rows = [("reveal record", rv), ("floor (bench/floor.c)", fl),
-                ("floor on reveal's %d files" % s["same_files"], s["floor_same"])]
+                ("floor on reveal's %d files, all at every sweep" % s["same_files"],
+                 s["floor_same"]),
+                ("floor at reveal's cadence (%d files at every sweep, %d at one in %d)" % (
+                    s["every_sweep_files"], s["same_files"] - s["every_sweep_files"], SLOW_EVERY),
+                 s["floor_like"])]
         if "reveal_before" in s:
             rows.insert(1, ("reveal record, the --reveal-before binary", s["reveal_before"]))
         for name, r in rows:
             out.append("| %s | %d | %.2f | %.3f | %.3f | %.0f | %.0f |" % (
                 name, r["sweeps"], r["total_cpu_s"], r["total_pct"], r["steady"]["pct"],
                 r["us_per_sweep"], r["steady"]["us_per_sweep"]))
-        out += ["", "reveal / floor on the same files: %.2fx whole run, %.2fx steady state "
-                "(perf's event reads have no file to read: the floor leaves them out)." % (
-                    s["ratio_same_total"], s["ratio_same_steady"])]
-        if "reveal_before" in s:
-            b = s["reveal_before"]
-            out += ["", "the --reveal-before binary / floor on the same files: %.2fx whole run, "
-                    "%.2fx steady state." % (b["total_cpu_s"] / max(s["floor_same"]["total_cpu_s"], 1e-9),
-                                             b["steady"]["cpu_s"] / max(s["floor_same"]["steady"]["cpu_s"], 1e-9))]
-        out += ["", "reveal/floor: %.2fx whole run, %.2fx steady state; reveal: %d channels, "
-                "%.2f µs per channel-sample (%.2f steady), %d deadlines missed, %.2f bytes per "
-                "value, peak RSS %.1f MiB." % (s["ratio_total"], s["ratio_steady"], rv["channels"],
-                                               rv["us_per_channel_sample"],
-                                               rv["steady"]["us_per_channel_sample"],
-                                               rv["missed"], rv["bytes_per_value"],
-                                               rv["peak_rss_mib"]), ""]
+        out += ["", "Per sweep, whole run / steady state (perf's event reads have no file to "
+                "read: the floors leave them out):", ""]
+        for who, label in (("reveal", "reveal"), ("reveal_before", "the --reveal-before binary")):
+            if who not in s:
+                continue
+            out.append("- %s / floor at reveal's cadence: **%.2fx** / **%.2fx**; / floor on its "
+                       "files all at every sweep: %.2fx / %.2fx; / floor on the nine files: "
+                       "%.2fx / %.2fx" % tuple(
+                           [label] + [s["ratio_%s_%s_%s" % (who, fl, part)]
+                                      for fl in ("floor_like", "floor_same", "floor")
+                                      for part in ("total", "steady")]))
+        out += ["", "reveal: %d channels, %.2f µs per channel-sample (%.2f steady), %d deadlines "
+                "missed, %.2f bytes per value, peak RSS %.1f MiB." % (
+                    rv["channels"], rv["us_per_channel_sample"],
+                    rv["steady"]["us_per_channel_sample"], rv["missed"], rv["bytes_per_value"],
+                    rv["peak_rss_mib"]), ""]
         nes = [(k, s[k]) for k in ("node_exporter_0.1s", "node_exporter_1s") if k in s]
         if nes:
             out += ["| prometheus-node-exporter | scrapes | series | CPU % while scraped "

@@ -3,10 +3,14 @@
  * with (bench/collect_bench.py): keeps the procfs files open, rereads each
  * with pread every interval and scans every number in it, nothing else.
  *
- *   floor INTERVAL_MS DURATION_S [FILE...]
+ *   floor INTERVAL_MS DURATION_S [FILE[@N]...]
  *
  * With FILEs it reads those instead of the nine procfs files (the bench
- * passes the files a running `reveal record` has open: "the same files").
+ * passes the files a running `reveal record` has open: "the same files");
+ * FILE@N is read at one sweep in N only (the first included), as reveal
+ * reads its slow sources. INTERVAL_MS may have a fraction (100.1): the
+ * bench gives each contender its own so that their wake-ups drift through
+ * each other instead of keeping whatever phase their start gave them.
  * Prints "floor: sweeps N cpu_s X" (its own user + system time from
  * /proc/self/stat) at the end. Sleeps to absolute deadlines, as reveal does.
  * Each file's buffer is sized as reveal sizes it (4 KiB, doubled until the
@@ -67,25 +71,41 @@ static double self_cpu_s(void)
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/* FILE@N: N (the path cut at the '@'), else 1. */
+static long every_of(char *arg)
+{
+	char *at = strrchr(arg, '@'), *end;
+	long n;
+
+	if (!at)
+		return 1;
+	n = strtol(at + 1, &end, 10);
+	if (end == at + 1 || *end || n < 1)
+		return 1;
+	*at = '\0';
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	const char *const *files = default_files;
 	int nfiles = NDEFAULT, *fd;
 	size_t *cap;
+	long *every;
 	char *buf = malloc(BUF);
-	long interval_ms, sweeps = 0;
+	long interval_ns, sweeps = 0;
 	double duration_s;
 	struct timespec next, end;
 	volatile uint64_t sink = 0;
 
 	if (argc < 3 || !buf) {
-		fprintf(stderr, "usage: floor INTERVAL_MS DURATION_S [FILE...]\n");
+		fprintf(stderr, "usage: floor INTERVAL_MS DURATION_S [FILE[@N]...]\n");
 		return 2;
 	}
-	interval_ms = strtol(argv[1], NULL, 10);
+	interval_ns = (long)(strtod(argv[1], NULL) * 1e6);
 	duration_s = strtod(argv[2], NULL);
-	if (interval_ms <= 0) {
-		fprintf(stderr, "floor: INTERVAL_MS must be positive\n");
+	if (interval_ns <= 0 || interval_ns >= 1000000000L) {
+		fprintf(stderr, "floor: INTERVAL_MS must be above 0 and below 1000\n");
 		return 2;
 	}
 	if (argc > 3) {
@@ -93,12 +113,12 @@ int main(int argc, char **argv)
 		nfiles = argc - 3;
 	}
 	fd = malloc((size_t)nfiles * sizeof(*fd));
-	if (!fd)
-		return 1;
 	cap = malloc((size_t)nfiles * sizeof(*cap));
-	if (!cap)
+	every = malloc((size_t)nfiles * sizeof(*every));
+	if (!fd || !cap || !every)
 		return 1;
 	for (int i = 0; i < nfiles; i++) {
+		every[i] = argc > 3 ? every_of(argv[3 + i]) : 1;
 		fd[i] = open(files[i], O_RDONLY | O_CLOEXEC);
 		cap[i] = 4096;
 		while (fd[i] >= 0 && cap[i] < BUF) {
@@ -114,13 +134,14 @@ int main(int argc, char **argv)
 	end.tv_sec += (time_t)duration_s;
 	for (;;) {
 		for (int i = 0; i < nfiles; i++) {
-			ssize_t got = fd[i] >= 0 ? pread(fd[i], buf, cap[i], 0) : -1;
+			ssize_t got = fd[i] >= 0 && sweeps % every[i] == 0 ?
+				      pread(fd[i], buf, cap[i], 0) : -1;
 
 			if (got > 0)
 				sink += scan_numbers(buf, (size_t)got);
 		}
 		sweeps++;
-		next.tv_nsec += interval_ms * 1000000L;
+		next.tv_nsec += interval_ns;
 		while (next.tv_nsec >= 1000000000L) {
 			next.tv_nsec -= 1000000000L;
 			next.tv_sec++;

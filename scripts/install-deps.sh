@@ -5,6 +5,7 @@
 #
 #   scripts/install-deps.sh            build + test packages
 #   scripts/install-deps.sh --eval     also the Python stack for ../shared/eval
+#   scripts/install-deps.sh --bench    also what bench/ runs beside reveal
 set -eu
 
 BUILD="cmake make gcc pkg-config libopenblas-dev liblapacke-dev zlib1g-dev libpfm4-dev
@@ -15,12 +16,14 @@ TEST="libcmocka-dev clang python3 prometheus victoria-metrics stress-ng sqlite3 
 # its test (tests/integration/deb.sh: lintian, systemd-analyze verify)
 DEB="dpkg-dev binutils chrpath lintian systemd"
 EVAL="python3-numpy python3-pandas python3-scipy python3-sklearn python3-statsmodels"
+BENCH="prometheus-node-exporter strace"
 
 want="$BUILD $TEST $DEB"
 for arg in "$@"; do
     case "$arg" in
     --eval) want="$want $EVAL" ;;
-    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --bench) want="$want $BENCH" ;;
+    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
     esac
 done

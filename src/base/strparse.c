@@ -17,6 +17,8 @@
 /* Longest number text accepted (digits beyond 17 significant ones do not
  * change a double, but a CSV writer may still print them). */
 enum { NUM_COPY_MAX = 1024, EXACT_DIGITS = 19, EXACT_POW10 = 22 };
+static const uint64_t U64_TENTH = UINT64_MAX / 10;                 /* 1844674407370955161 */
+static const unsigned U64_LAST_DIGIT = (unsigned)(UINT64_MAX % 10); /* 5 */
 
 static const double pow10_exact[EXACT_POW10 + 1] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
@@ -46,7 +48,9 @@ int rv_str_u64(const char **p, const char *end, uint64_t *out)
 		return -EINVAL;
 	for (; s < end && is_digit(*s); s++) {
 		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
+
+		/* v * 10 + d passes UINT64_MAX (18446744073709551615) */
+		if (v >= U64_TENTH && (v > U64_TENTH || d > U64_LAST_DIGIT))
 			return -ERANGE;
 		v = v * 10 + d;
 	}
@@ -173,13 +177,6 @@ int rv_str_double(const char **p, const char *end, double *out)
 	*out = neg ? -v : v;
 	*p = s;
 	return 0;
-}
-
-int rv_str_eq(const char *s, const char *end, const char *tok)
-{
-	size_t n = strlen(tok);
-
-	return (size_t)(end - s) == n && memcmp(s, tok, n) == 0;
 }
 
 int rv_mountinfo_parse(const char *s, const char *e, struct rv_mountinfo *m)

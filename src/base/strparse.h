@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Advances *p over spaces and tabs. */
 void rv_str_skip_blank(const char **p, const char *end);
@@ -30,8 +31,15 @@ int rv_str_i64(const char **p, const char *end, int64_t *out);
  */
 int rv_str_double(const char **p, const char *end, double *out);
 
-/* 1 when the range [s, end) is exactly the token tok. */
-int rv_str_eq(const char *s, const char *end, const char *tok);
+/* 1 when the range [s, end) is exactly the token tok. Inline, so that a
+ * literal tok's length is known when it is compiled (parsers compare every
+ * line of a kernel file with a few). */
+static inline int rv_str_eq(const char *s, const char *end, const char *tok)
+{
+	size_t n = strlen(tok);
+
+	return (size_t)(end - s) == n && memcmp(s, tok, n) == 0;
+}
 
 /*
  * One line [s, e) of /proc/PID/mountinfo: "ID PARENT MAJ:MIN ROOT

@@ -93,11 +93,13 @@ void rv_rec_prof_print(const struct rv_rec_prof *p, const struct rv_collector *c
 	for (size_t i = 0; i < rv_collector_nsources(c); i++) {
 		const char *name;
 		size_t nch;
-		uint64_t last, total;
+		uint64_t last, total, calls, rns;
 
 		rv_collector_source_stats(c, i, &name, &nch, &last, &total);
-		fprintf(stderr, "  source %-22s %5zu channels %9.1f wall%s\n", name, nch,
-			per(total, n), rv_collector_source_slow(c, i) ? "  (slow: read at the "
+		rv_collector_source_reads(c, i, &calls, &rns);
+		fprintf(stderr, "  source %-22s %5zu channels %9.1f wall %7.1f read %6.1f rest%s\n",
+			name, nch, per(total, n), per(rns, n), per(total - rns, n),
+			rv_collector_source_slow(c, i) ? "  (slow: read at the "
 			"--slow-interval sweeps only)" : "");
 	}
 	for (int ph = 0; ph < RV_REC_PHASES; ph++) {

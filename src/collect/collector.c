@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect/readcost.h"
 #include "derive/derive.h"
 #include "derive/ratio.h"
 
@@ -25,6 +26,7 @@ struct opened {
 	size_t first, n;                /* its slots in full[] */
 	size_t nread;                   /* of them in the raw list */
 	uint64_t last_ns, total_ns;     /* time in sample() */
+	uint64_t read_ns, reads;        /* of it, in rv_pread (while profiling) */
 };
 
 struct unavail {
@@ -484,6 +486,13 @@ void rv_collector_source_stats(const struct rv_collector *c, size_t i, const cha
 	*total_ns = o->total_ns;
 }
 
+void rv_collector_source_reads(const struct rv_collector *c, size_t i, uint64_t *calls,
+			       uint64_t *ns)
+{
+	*calls = c->src[i].reads;
+	*ns = c->src[i].read_ns;
+}
+
 size_t rv_collector_nraw(const struct rv_collector *c)
 {
 	return c->raw.n;
@@ -509,6 +518,7 @@ void rv_collector_read(struct rv_collector *c)
 	memset(c->full_ok, 0, c->nfull);
 	for (size_t i = 0; i < c->nsrc; i++) {
 		struct opened *o = &c->src[i];
+		uint64_t rns = rv_read_cost.ns, rcalls = rv_read_cost.calls;
 
 		if (o->src->pace)
 			o->src->pace(o->state, slow);
@@ -517,6 +527,8 @@ void rv_collector_read(struct rv_collector *c)
 		t1 = rv_clock_ns();
 		o->last_ns = t1 - t;
 		o->total_ns += t1 - t;
+		o->read_ns += rv_read_cost.ns - rns;
+		o->reads += rv_read_cost.calls - rcalls;
 		t = t1;
 	}
 	for (size_t k = 0; k < c->raw.n; k++) {

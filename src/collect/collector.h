@@ -96,6 +96,11 @@ size_t rv_collector_nsources(const struct rv_collector *c);
 void rv_collector_source_stats(const struct rv_collector *c, size_t i, const char **name,
 			       size_t *nchan, uint64_t *last_ns, uint64_t *total_ns);
 
+/* Of source i's time, the file reads (rv_pread calls and their wall time,
+ * all sweeps so far): counted only while rv_read_cost.on (readcost.h). */
+void rv_collector_source_reads(const struct rv_collector *c, size_t i, uint64_t *calls,
+			       uint64_t *ns);
+
 /* 1 when source i (as rv_collector_nsources counts) is read at one sweep
  * in cfg->slow_every only (a slow source, and slow_every above 1). */
 int rv_collector_source_slow(const struct rv_collector *c, size_t i);

@@ -2,7 +2,8 @@
  * proc_meminfo_test.c - unit tests of proc.meminfo and of the key-value
  * reader under it: the memhost fixture (a real /proc/meminfo), lines
  * matched by name in any order, unknown fields, malformed and huge
- * values, a file that empties or is unlinked after open, missing files.
+ * values, a file that empties or is unlinked after open, missing files,
+ * the learned line order against a file that changes under it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -246,6 +247,90 @@ static void test_file_empties_or_vanishes(void **unused)
 	remove_tree(dir);
 }
 
+/* Asserts that a and b read the same values and validity bits. */
+static void assert_same(const struct opened *a, const struct opened *b, const char *what)
+{
+	assert_int_equal(a->chans.n, b->chans.n);
+	for (size_t i = 0; i < a->chans.n; i++) {
+		if (a->valid[i] != b->valid[i] || a->raw[i] != b->raw[i])
+			fail_msg("%s: channel %s: %g/%d, a fresh source %g/%d", what,
+				 a->chans.v[i].name, a->raw[i], a->valid[i], b->raw[i], b->valid[i]);
+	}
+}
+
+/*
+ * A sample tries the order of lines learned at the last one, and falls
+ * back to hashing each key when a line's key differs: whatever the file
+ * becomes, a source that learned the old order reads exactly what a
+ * source that never sampled it reads (its first sample hashes).
+ */
+static void test_learned_order_changes(void **unused)
+{
+	static const char base[] = "MemTotal: 1000 kB\nMemFree: 500 kB\nFoo: 1 kB\n"
+				   "HugePages_Total: 4\nCached: 20 kB\nDirectMap4k: 8 kB\n";
+	static const char *const variants[] = {
+		base,
+		"MemTotal: 1001 kB\nMemFree: 499 kB\nFoo: 2 kB\n"
+		"HugePages_Total: 5\nCached: 21 kB\nDirectMap4k: 9 kB\n",
+		"MemTotal: 1000 kB\nCached: 20 kB\nFoo: 1 kB\n"
+		"HugePages_Total: 4\nMemFree: 500 kB\nDirectMap4k: 8 kB\n",
+		"Bar: 3 kB\nMemTotal: 1000 kB\nMemFree: 500 kB\nFoo: 1 kB\n"
+		"HugePages_Total: 4\nCached: 20 kB\nDirectMap4k: 8 kB\n",
+		"MemTotal: 1000 kB\nMemFree: 500 kB\n"
+		"HugePages_Total: 4\nCached: 20 kB\nDirectMap4k: 8 kB\n",
+		"MemTotal: 1000 kB\nMemFree: 500 kB\nMemFree: 1 kB\n"
+		"HugePages_Total: 4\nCached: 20 kB\nDirectMap4k: 8 kB\n",
+		"MemTotal: 1000 kB\nMemFreeX: 500 kB\nFoo: 1 kB\n"
+		"HugePages_Total: 4\nCached: 20 kB\nDirectMap4k: 8 kB\n",
+		"MemTotal: 1000 kB\nMemFre: 500 kB\nFoo: 1 kB\n"
+		"HugePages_Total: 4\nCached: 20 kB\nDirectMap4k: 8 kB\n",
+		"MemTotal: 1000 kB\nMemFree\t500 kB\nFoo: 1 kB\n"
+		"HugePages_Total: 4\nCached:20 kB\nDirectMap4k 8 kB\n",
+		"MemTotal: 1000 kB\nMemFree: 500 kB\n\n"
+		"HugePages_Total: 4\nCached: 20 kB\nDirectMap4k: 8 kB\n",
+		"MemTotal: 1000 kB\nMemFree: 500 kB\n: 1 kB\n"
+		"HugePages_Total: 4\nCached: 20 kB\nDirectMap4k: 8 kB\n",
+		"MemTotal: 1000 kB\nMemFree: x kB\nFoo: 1 kB\n"
+		"HugePages_Total: 4\nCached: 20 MB\nDirectMap4k: 8 kB\n",
+		"MemTotal: 1000 kB\nMemFree: 500 kB\nFoo: 1 kB\n"
+		"HugePages_Total: 4\nCached: 20 kB\nDirectMap4k: 8 kB",
+		"MemTotal: 1000 kB\nMemFree: 500 kB\nFoo: 1 kB\n"
+		"HugePages_Total: 4\nCached: 20 kB\n",
+		"MemTotal",
+		"",
+	};
+	char dir[64], many[2048];
+	size_t len = 0;
+	struct rv_err err;
+	struct opened a, b;
+
+	(void)unused;
+	/* more lines than the order has room for (twice the lines at open
+	 * and 16): every sample hashes */
+	for (int i = 0; i < 60; i++)
+		len += (size_t)snprintf(many + len, sizeof(many) - len, "X%d: %d kB\n", i, i);
+	snprintf(many + len, sizeof(many) - len, "MemFree: 7 kB\nCached: 9 kB\n");
+	make_tree(dir, sizeof(dir), base);
+	assert_int_equal(open_src(&a, dir, &err), 0);
+	assert_int_equal(a.chans.n, 5);
+	for (size_t v = 0; v <= sizeof(variants) / sizeof(variants[0]); v++) {
+		const char *text = v < sizeof(variants) / sizeof(variants[0]) ? variants[v] : many;
+
+		rewrite(dir, base);
+		assert_int_equal(open_src(&b, dir, &err), 0);
+		sample(&a);     /* learns the base order (again) */
+		rewrite(dir, text);
+		sample(&b);
+		for (int k = 0; k < 3; k++) {
+			sample(&a);
+			assert_same(&a, &b, text);
+		}
+		close_src(&b);
+	}
+	close_src(&a);
+	remove_tree(dir);
+}
+
 static void test_missing_and_useless_files(void **unused)
 {
 	char dir[64];
@@ -273,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_order_and_unknown_fields),
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test(test_file_empties_or_vanishes),
+		cmocka_unit_test(test_learned_order_changes),
 		cmocka_unit_test(test_missing_and_useless_files),
 	};
 
