@@ -27,6 +27,12 @@
  * RV_CGROUP_WALK_DIRS directories per walk and RV_CGROUP_DEPTH_MAX levels
  * below a hierarchy's top (a walk cut short goes on where it stopped at
  * the next refresh; the quota count is that of the last whole pass).
+ * Opening, reading and closing a cgroup file costs tens of microseconds
+ * (kernfs), so a walk waits after itself RV_CGROUP_WALK_PACE times what it
+ * took, at least the second and at most RV_CGROUP_WALK_GAP_MAX_S: at most
+ * 1/RV_CGROUP_WALK_PACE of a CPU on a node with thousands of cgroups, a new
+ * quota found within the second on a small one. Each hierarchy's top
+ * directory and its quota file stay open between walks.
  * Quota'd cgroups past the first RV_CGROUP_WATCH_MAX are counted by
  * cpu.cgroups_with_quota but not summed. The walk allocates nothing:
  * open(O_DIRECTORY) and getdents64 into buffers taken at open, each quota
@@ -85,6 +91,7 @@ struct cg_hier {
 	int v2;
 	dev_t dev;
 	ino_t ino;
+	int fd, quota_fd;       /* the top and its quota file, kept open (-1: not) */
 };
 
 /* A directory the walk is listing. */
@@ -118,6 +125,7 @@ struct cg_src {
 	int counted;            /* a pass has ended: nquota is known */
 	int opening;            /* in open(): cgroups found add their whole count */
 	uint64_t refresh_ns, next_ns;
+	int paced;              /* the gap after a walk grows with its cost */
 	size_t walk_dirs;
 	uint64_t periods, time_ns;      /* the sums */
 	char stat[CG_STAT_BUF];
@@ -226,21 +234,34 @@ static int open_in(int at, const char *dir, const char *file)
 	return openat(at, rel, O_RDONLY | O_CLOEXEC);
 }
 
-/* 1 when the cgroup directory dir (relative to at) has a CPU quota; 0
- * when it has none or its quota file is absent, unreadable or malformed. */
-static int has_quota(int at, const char *dir, int v2)
+static const char *quota_file(int v2)
+{
+	return v2 ? "cpu.max" : "cpu.cfs_quota_us";
+}
+
+/* 1 when the open quota file fd says there is a quota; 0 when it says
+ * none, is absent (fd -1), unreadable or malformed. */
+static int quota_in(int fd, int v2)
 {
 	char buf[CG_QUOTA_BUF];
-	int fd = open_in(at, dir, v2 ? "cpu.max" : "cpu.cfs_quota_us");
 	ssize_t got;
 
 	if (fd < 0)
 		return 0;
 	got = rv_pread(fd, buf, sizeof(buf), 0);
-	close(fd);
 	if (got <= 0 || (size_t)got == sizeof(buf))
 		return 0;
 	return parse_quota(buf, buf + got, v2) == 1;
+}
+
+/* quota_in for the cgroup directory dir (relative to at). */
+static int has_quota(int at, const char *dir, int v2)
+{
+	int fd = open_in(at, dir, quota_file(v2)), q = quota_in(fd, v2);
+
+	if (fd >= 0)
+		close(fd);
+	return q;
 }
 
 static long find_watch(const struct cg_src *st, uint32_t h, uint64_t ino)
@@ -269,13 +290,13 @@ static void add_watch(struct cg_src *st, int at, const char *dir, uint32_t h, ui
 	};
 }
 
-/* The walk reached the cgroup directory dir (relative to at; inode ino). */
-static void visit(struct cg_src *st, int at, const char *dir, uint32_t h, uint64_t ino)
+/* The walk reached the cgroup directory dir (relative to at; inode ino)
+ * and found a quota there. (A watch whose quota went is dropped when the
+ * pass ends.) */
+static void found_quota(struct cg_src *st, int at, const char *dir, uint32_t h, uint64_t ino)
 {
 	long w;
 
-	if (!has_quota(at, dir, st->hier[h].v2))
-		return;         /* a watch whose quota went is dropped when the pass ends */
 	st->pass_quota++;
 	w = find_watch(st, h, ino);
 	if (w >= 0)
@@ -360,19 +381,25 @@ static void push_level(struct cg_src *st, int fd)
 	l->pos = l->len = 0;
 }
 
-/* Starts on the top of the hierarchy walk_hier: 1 directory visited, or
- * 0 when it cannot be opened (skipped this pass). */
+/* Starts on the top of the hierarchy walk_hier, opened once and kept
+ * (listed again from its start): 1 directory visited, or 0 when it cannot
+ * be opened (skipped this pass, tried again at the next). */
 static size_t enter_top(struct cg_src *st)
 {
-	const struct cg_hier *h = &st->hier[st->walk_hier];
-	int fd = open(h->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct cg_hier *h = &st->hier[st->walk_hier];
 
-	if (fd < 0) {
+	if (h->fd < 0) {
+		h->fd = open(h->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (h->fd >= 0)
+			h->quota_fd = open_in(h->fd, ".", quota_file(h->v2));
+	}
+	if (h->fd < 0 || lseek(h->fd, 0, SEEK_SET) < 0) {
 		st->walk_hier++;
 		return 0;
 	}
-	visit(st, fd, ".", (uint32_t)st->walk_hier, (uint64_t)h->ino);
-	push_level(st, fd);
+	if (quota_in(h->quota_fd, h->v2))
+		found_quota(st, h->fd, ".", (uint32_t)st->walk_hier, (uint64_t)h->ino);
+	push_level(st, h->fd);
 	return 1;
 }
 
@@ -391,7 +418,8 @@ static size_t walk_entry(struct cg_src *st)
 	int fd;
 
 	if (!d) {
-		close(l->fd);
+		if (st->depth > 0)
+			close(l->fd);   /* level 0: a top, kept */
 		l->fd = -1;
 		if (--st->depth < 0)
 			st->walk_hier++;
@@ -399,7 +427,8 @@ static size_t walk_entry(struct cg_src *st)
 	}
 	if (fstatat(l->fd, d->d_name, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(sb.st_mode))
 		return 0;               /* gone since it was listed, or not a cgroup */
-	visit(st, l->fd, d->d_name, (uint32_t)st->walk_hier, (uint64_t)sb.st_ino);
+	if (has_quota(l->fd, d->d_name, st->hier[st->walk_hier].v2))
+		found_quota(st, l->fd, d->d_name, (uint32_t)st->walk_hier, (uint64_t)sb.st_ino);
 	if (sb.st_nlink == 2 || st->depth + 1 >= RV_CGROUP_DEPTH_MAX)
 		return 1;               /* a leaf, or the deepest level: not listed */
 	fd = openat(l->fd, d->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -450,7 +479,9 @@ static void cg_sample(void *state, double *raw, uint8_t *valid)
 
 	if (now >= st->next_ns) {
 		walk(st, st->walk_dirs);
-		st->next_ns = now + st->refresh_ns;
+		st->next_ns = now + (st->paced ? rv_cgroup_walk_gap_ns(st->refresh_ns,
+								       rv_clock_ns() - now)
+					       : st->refresh_ns);
 	}
 	read_watches(st);
 	raw[CH_PERIODS] = (double)st->periods;
@@ -471,8 +502,14 @@ static void cg_close(void *state)
 		return;
 	for (size_t i = 0; i < st->nwatch; i++)
 		close(st->watch[i].fd);
-	for (; st->depth >= 0; st->depth--)
+	for (; st->depth > 0; st->depth--)
 		close(st->level[st->depth].fd);
+	for (size_t i = 0; i < st->nhier; i++) {
+		if (st->hier[i].fd >= 0)
+			close(st->hier[i].fd);
+		if (st->hier[i].quota_fd >= 0)
+			close(st->hier[i].quota_fd);
+	}
 	free(st);
 }
 
@@ -523,6 +560,7 @@ static void try_hier(struct cg_src *st, const char *path, int v2)
 	h->v2 = v2;
 	h->dev = sb.st_dev;
 	h->ino = sb.st_ino;
+	h->fd = h->quota_fd = -1;
 	st->nhier++;
 }
 
@@ -599,6 +637,7 @@ static int cg_open(const struct rv_collect_cfg *cfg, void **state, struct rv_cha
 		return rv_err_set(err, -ENOMEM, "sys.cgroup: out of memory");
 	st->depth = -1;
 	st->refresh_ns = cg_refresh_ns;
+	st->paced = 1;
 	st->walk_dirs = RV_CGROUP_WALK_DIRS;
 	rc = find_hiers(st, cfg->root, err);
 	if (!rc)
@@ -625,8 +664,20 @@ void rv_cgroup_tune(void *state, uint64_t refresh_ns, size_t walk_dirs)
 	struct cg_src *st = state;
 
 	st->refresh_ns = refresh_ns;
+	st->paced = 0;
 	st->walk_dirs = walk_dirs ? walk_dirs : RV_CGROUP_WALK_DIRS;
 	st->next_ns = 0;
+}
+
+uint64_t rv_cgroup_walk_gap_ns(uint64_t refresh_ns, uint64_t walk_ns)
+{
+	const uint64_t max_ns = (uint64_t)RV_CGROUP_WALK_GAP_MAX_S * 1000000000ULL;
+	uint64_t gap = walk_ns > max_ns / RV_CGROUP_WALK_PACE ? max_ns
+							       : walk_ns * RV_CGROUP_WALK_PACE;
+
+	if (gap > max_ns)
+		gap = max_ns;
+	return gap > refresh_ns ? gap : refresh_ns;
 }
 
 const struct rv_source rv_src_sys_cgroup = {

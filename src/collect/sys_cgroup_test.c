@@ -5,7 +5,8 @@
  * the cpu and cpuacct symlinks systemd makes, docker and Slurm cgroups):
  * channels, sums over the quota'd cgroups only. Then trees written to a
  * temp dir: hierarchies found through mountinfo or not at all, a quota
- * set after open (seen at the next refresh), cgroups removed or counts
+ * set after open (seen at the next refresh), the walk's pace and its kept
+ * tops, cgroups removed or counts
  * going down (the sums never do), the bound on watched cgroups, the depth
  * and per-refresh bounds of the walk, malformed files, no allocation while
  * sampling. Last, the cost of a sweep with 0, 10 and 200 quota'd cgroups
@@ -319,6 +320,59 @@ static void test_quota_after_open(void **state)
 	tmp_drop(&t);
 }
 
+static size_t count_fds(void)
+{
+	char path[64];
+	size_t n = 0;
+
+	for (int fd = 0; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += access(path, F_OK) == 0;
+	}
+	return n;
+}
+
+/* A walk waits RV_CGROUP_WALK_PACE times what it took (at least the
+ * refresh, at most RV_CGROUP_WALK_GAP_MAX_S). The tops stay open between
+ * walks and their quota file is read again at each: a quota set on the top
+ * (a container's namespaced root) is found, and twenty walks leave the
+ * process with the descriptors it had after one, and its watch. */
+static void test_walk_pace(void **state)
+{
+	const uint64_t s = 1000000000ULL, max = (uint64_t)RV_CGROUP_WALK_GAP_MAX_S * s;
+	struct tmp t;
+	struct run r;
+	size_t fds;
+
+	(void)state;
+	assert_int_equal(rv_cgroup_walk_gap_ns(s, 100000), s);
+	assert_int_equal(rv_cgroup_walk_gap_ns(s, 1000000), RV_CGROUP_WALK_PACE * 1000000ULL);
+	assert_int_equal(rv_cgroup_walk_gap_ns(s, s), max);
+	assert_int_equal(rv_cgroup_walk_gap_ns(s, UINT64_MAX), max);
+	assert_int_equal(rv_cgroup_walk_gap_ns(2 * max, 1000000), 2 * max);
+	assert_int_equal(rv_cgroup_walk_gap_ns(0, 0), 0);
+
+	tmp_make(&t);
+	v2_top(&t);
+	put(&t, V2 "/cpu.max", "max 100000\n");
+	v2_cg(&t, "a", "50000", 10, 1000);
+	assert_int_equal(run_open(&r, t.root), 0);
+	rv_cgroup_tune(r.state, 0, 0);
+	run_sample(&r);
+	expect(&r, 10, 1000000, 1);
+	fds = count_fds();
+	v2_cg(&t, ".", "50000", 7, 700);
+	run_sample(&r);
+	expect(&r, 10, 1000000, 2);
+	v2_cg(&t, ".", "50000", 9, 900);
+	for (int i = 0; i < 20; i++)
+		run_sample(&r);
+	expect(&r, 12, 1200000, 2);
+	assert_int_equal(count_fds(), fds + 1);
+	run_close(&r);
+	tmp_drop(&t);
+}
+
 /* A cgroup removed, a quota lifted, a count that goes down: the sums
  * never go down, and the others go on adding. */
 static void test_removed(void **state)
@@ -609,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_absent),
 		cmocka_unit_test(test_mountinfo),
 		cmocka_unit_test(test_quota_after_open),
+		cmocka_unit_test(test_walk_pace),
 		cmocka_unit_test(test_removed),
 		cmocka_unit_test(test_watch_bound),
 		cmocka_unit_test(test_walk_bounds),
