@@ -210,7 +210,9 @@ def reveal_files(tmp):
         # /proc/net is /proc/self/net: the link names reveal's own pid,
         # gone when it exits.
         target = re.sub(r"^/proc/\d+/net/", "/proc/net/", target)
-        if target.startswith("/proc/") or target.startswith("/sys/"):
+        # a directory kept open (sys.cgroup's tops) is listed, not read
+        if (target.startswith("/proc/") or target.startswith("/sys/")) and \
+                not os.path.isdir(target):
             paths[int(fd)] = target
     trace = os.path.join(tmp, "probe.strace")
     subprocess.run(["strace", "-qq", "-e", "trace=pread64", "-e", "signal=none", "-o", trace,

@@ -54,7 +54,8 @@ struct rv_collector {
 	uint8_t *full_ok;
 	size_t *rsel;                   /* raw.n: raw channel k is full[rsel[k]] */
 	double *rawv;                   /* raw values of this sweep (counters as totals) */
-	uint8_t *raw_ok;
+	uint8_t *raw_ok;                /* both are full[] and full_ok[] when every
+					 * channel read is in the raw list */
 	struct rv_derive_prev *prev;    /* each raw channel's last valid raw value */
 	double *dv;                     /* raw.n + ratios: values of this sweep */
 	uint8_t *dok;
@@ -322,8 +323,13 @@ static int alloc_sweep(struct rv_collector *c)
 
 	c->full = calloc(nf, sizeof(*c->full));
 	c->full_ok = calloc(nf, 1);
-	c->rawv = calloc(nr, sizeof(*c->rawv));
-	c->raw_ok = calloc(nr, 1);
+	if (c->raw.n == c->nfull) {     /* rsel is the identity: no gather */
+		c->rawv = c->full;
+		c->raw_ok = c->full_ok;
+	} else {
+		c->rawv = calloc(nr, sizeof(*c->rawv));
+		c->raw_ok = calloc(nr, 1);
+	}
 	c->prev = calloc(nr, sizeof(*c->prev));
 	c->dv = calloc(nd, sizeof(*c->dv));
 	c->dok = calloc(nd, 1);
@@ -400,11 +406,13 @@ void rv_collector_close(struct rv_collector *c)
 	rv_chanlist_fini(&c->raw);
 	rv_chanlist_fini(&c->chans);
 	rv_ratio_plan_free(c->ratios);
+	if (c->rawv != c->full) {
+		free(c->rawv);
+		free(c->raw_ok);
+	}
 	free(c->full);
 	free(c->full_ok);
 	free(c->rsel);
-	free(c->rawv);
-	free(c->raw_ok);
 	free(c->prev);
 	free(c->dv);
 	free(c->dok);
@@ -531,6 +539,8 @@ void rv_collector_read(struct rv_collector *c)
 		o->reads += rv_read_cost.calls - rcalls;
 		t = t1;
 	}
+	if (c->rawv == c->full)
+		return;
 	for (size_t k = 0; k < c->raw.n; k++) {
 		c->rawv[k] = c->full[c->rsel[k]];
 		c->raw_ok[k] = c->full_ok[c->rsel[k]];
