@@ -91,7 +91,8 @@ def start_floor(pid, interval, seconds):
         except OSError:
             continue
         t = re.sub(r"^/proc/\d+/net/", "/proc/net/", t)
-        if t.startswith("/proc/") or t.startswith("/sys/"):
+        # a directory kept open (sys.cgroup's tops) is listed, not read
+        if (t.startswith("/proc/") or t.startswith("/sys/")) and not os.path.isdir(t):
             files.append(t)
     ms = interval[:-2] if interval.endswith("ms") else str(int(float(interval[:-1]) * 1000))
     p = subprocess.Popen([floor, ms, str(int(seconds))] + files, stdout=subprocess.DEVNULL)

@@ -41,7 +41,10 @@ struct unavail {
  * the kept ones (fsel). Without a filter every gather is the identity.
  */
 struct rv_collector {
-	struct rv_collect_cfg cfg;      /* as opened; its strings are borrowed */
+	struct rv_collect_cfg cfg;      /* as opened; root, nvml_lib and exclude
+					 * point to the copies below */
+	char *own_root, *own_nvml;
+	char **own_exclude;
 	struct opened *src;
 	size_t nsrc;
 	struct unavail *un;
@@ -358,6 +361,25 @@ static int choose_channels(struct rv_collector *c, const struct rv_chanlist *all
 	return rc ? rc : alloc_sweep(c);
 }
 
+/* Copies cfg's strings and exclude list into c (rediscovery opens the
+ * sources again from them, long after the caller's cfg may be gone). */
+static int own_cfg(struct rv_collector *c, const struct rv_collect_cfg *cfg)
+{
+	c->cfg = *cfg;
+	c->own_root = strdup(cfg->root);
+	c->own_nvml = cfg->nvml_lib ? strdup(cfg->nvml_lib) : NULL;
+	c->own_exclude = calloc(cfg->nexclude ? cfg->nexclude : 1, sizeof(*c->own_exclude));
+	if (!c->own_root || (cfg->nvml_lib && !c->own_nvml) || !c->own_exclude)
+		return -ENOMEM;
+	for (size_t i = 0; i < cfg->nexclude; i++)
+		if (!(c->own_exclude[i] = strdup(cfg->exclude[i])))
+			return -ENOMEM;
+	c->cfg.root = c->own_root;
+	c->cfg.nvml_lib = c->own_nvml;
+	c->cfg.exclude = (const char *const *)c->own_exclude;
+	return 0;
+}
+
 int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **out,
 		      struct rv_err *err)
 {
@@ -379,11 +401,12 @@ int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **ou
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return rv_err_set(err, -ENOMEM, "collector: out of memory");
-	c->cfg = local;
 	c->src = calloc(nreg ? nreg : 1, sizeof(*c->src));
 	c->uncap = nreg ? nreg : 1;
 	c->un = calloc(c->uncap, sizeof(*c->un));
-	rc = c->src && c->un ? open_sources(c, &all) : -ENOMEM;
+	rc = c->src && c->un ? own_cfg(c, &local) : -ENOMEM;
+	if (!rc)
+		rc = open_sources(c, &all);
 	if (!rc)
 		rc = choose_channels(c, &all, err);
 	rv_chanlist_fini(&all);
@@ -417,6 +440,11 @@ void rv_collector_close(struct rv_collector *c)
 	free(c->dv);
 	free(c->dok);
 	free(c->fsel);
+	for (size_t i = 0; c->own_exclude && i < c->cfg.nexclude; i++)
+		free(c->own_exclude[i]);
+	free(c->own_exclude);
+	free(c->own_root);
+	free(c->own_nvml);
 	free(c);
 }
 

@@ -39,7 +39,8 @@ struct rv_collector;
 /* Unavailable sources are recorded, not errors: only -ENOMEM fails, and
  * -EINVAL for a name in cfg->exclude that is no source (the message lists
  * the sources). Excluded sources are listed as unavailable, "excluded by
- * configuration". cfg is copied; its strings and keep_ctx must outlive the
+ * configuration". cfg is copied with its strings and exclude list (the
+ * caller's may go once this returns); keep_ctx must outlive the
  * collector. A filter that keeps nothing here gives a collector with no
  * channel (the caller decides whether that is an error). */
 int rv_collector_open(const struct rv_collect_cfg *cfg, struct rv_collector **out,

@@ -274,6 +274,43 @@ static void test_rediscover(void **state)
 	drop_tree(&t);
 }
 
+/* The collector copies cfg's root and exclude list: the caller's may go
+ * once open returns (an agent's config reloaded, a block-scope array), and
+ * rediscovery still reads the same tree and leaves the same sources out. */
+static void test_cfg_copied(void **state)
+{
+	struct tree t;
+	struct rv_collector *c = NULL;
+	struct rv_err err = { 0 };
+	char *root, *name;
+	const char **exclude = malloc(sizeof(*exclude));
+	size_t before, excluded = 0;
+
+	(void)state;
+	make_tree(&t, "cpu  100 0 100 1000 0 0 0 0 0 0\ncpu0 50 0 50 500 0 0 0 0 0 0\nctxt 1\n");
+	root = strdup(t.root);
+	name = strdup("proc.loadavg");
+	assert_non_null(exclude);
+	exclude[0] = name;
+	assert_int_equal(rv_collector_open(&(struct rv_collect_cfg){ .root = root, .exclude = exclude,
+								      .nexclude = 1 }, &c, &err), 0);
+	before = rv_collector_nchan(c);
+	assert_true(before > 0);
+	memset(root, 'x', strlen(root));
+	memset(name, 'x', strlen(name));
+	free(root);
+	free(name);
+	free(exclude);
+	assert_int_equal(rv_collector_rediscover(c, &err), 0);
+	assert_int_equal(rv_collector_nchan(c), before);
+	for (size_t i = 0; i < rv_collector_nunavail(c); i++)
+		excluded += strcmp(rv_collector_unavail_source(c, i), "proc.loadavg") == 0 &&
+			    strstr(rv_collector_unavail_reason(c, i), "excluded") != NULL;
+	assert_int_equal(excluded, 1);
+	rv_collector_close(c);
+	drop_tree(&t);
+}
+
 /* Sources with nothing to read under the root are listed with a reason
  * naming the path; one that has its file still opens. */
 static void test_unavailable_sources(void **state)
@@ -725,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_stat_fixture_raw),
 		cmocka_unit_test(test_rates_resets_gaps),
 		cmocka_unit_test(test_rediscover),
+		cmocka_unit_test(test_cfg_copied),
 		cmocka_unit_test(test_unavailable_sources),
 		cmocka_unit_test(test_pfile_growth),
 		cmocka_unit_test(test_chanlist),
