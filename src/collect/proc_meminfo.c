@@ -21,7 +21,8 @@
  * and only a wanted line's value is parsed. The first line whose key
  * differs, or a different number of lines, drops that pass and the sample
  * is taken again by hashing, which learns the new order: both passes give
- * the same values and validity bits, the first at a third of the cost.
+ * the same values and validity bits, the first at about half the cost
+ * (docs/PERFORMANCE.md, "A fair side by side").
  */
 #include "collect/kvsrc.h"
 #include "collect/sources.h"
@@ -197,15 +198,16 @@ static void learn_line(struct kv_src *st, size_t n, const char *s, const char *k
 		       const struct kv_key *kk)
 {
 	size_t len = k ? (size_t)(k - s) : 0, off = (size_t)(s - st->f.buf);
+	size_t key = kk ? (size_t)(kk - st->keys) + 1 : 0;
 
-	if (n >= st->line_cap || len > UINT16_MAX) {
+	if (n >= st->line_cap || len > UINT16_MAX || key > UINT16_MAX) {
 		st->ordered = 0;
 		return;
 	}
 	memcpy(st->text + off, s, len);
 	st->line[n] = (struct kv_line){
 		.off = (uint32_t)off, .len = (uint16_t)len,
-		.key = kk ? (uint16_t)(kk - st->keys + 1) : 0,
+		.key = (uint16_t)key,
 	};
 }
 
@@ -238,12 +240,13 @@ static int ordered_pass(struct kv_src *st, double *raw)
 	size_t n = 0;
 
 	for (; p < end; n++) {
-		const struct kv_line *ln = &st->line[n];
+		const struct kv_line *ln;
 		const char *k;
 
-		s = next_line(&p, end, &e);
 		if (n >= st->nline)
 			return -1;
+		ln = &st->line[n];
+		s = next_line(&p, end, &e);
 		if (ln->len == 0 ? s < e && !is_key_end(*s) :
 		    (size_t)(e - s) < ln->len || memcmp(s, st->text + ln->off, ln->len) != 0 ||
 		    (s + ln->len < e && !is_key_end(s[ln->len])))
