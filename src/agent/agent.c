@@ -599,10 +599,11 @@ static int open_input(struct agent *a, struct rv_err *err)
 		return rc ? rc : rv_agent_mset_check(a, a->rv.m - a->nchan, err);
 	}
 	{
+		const char *excl[RV_CFG_EXCLUDE_MAX];   /* the collector copies it */
 		struct rv_collect_cfg cc = {
 			.root = a->cfg.collect.root,
 			.nvml_lib = a->cfg.collect.nvml[0] ? a->cfg.collect.nvml : NULL,
-			.exclude = a->excl,
+			.exclude = excl,
 			.nexclude = a->cfg.collect.n_exclude,
 			.keep = a->mset ? rv_agent_mset_keep : NULL,
 			.keep_ctx = a->mset,
@@ -612,7 +613,7 @@ static int open_input(struct agent *a, struct rv_err *err)
 		};
 
 		for (size_t i = 0; i < a->cfg.collect.n_exclude; i++)
-			a->excl[i] = a->cfg.collect.exclude[i];
+			excl[i] = a->cfg.collect.exclude[i];
 		rc = rv_collector_open(&cc, &a->coll, err);
 	}
 	if (rc)

@@ -60,9 +60,6 @@ struct agent {
 
 	/* input: the collector, or a recording being replayed */
 	struct rv_collector *coll;
-	/* cfg.collect.exclude as the collector's list (the collector copies
-	 * it; kept here, beside the config it points into) */
-	const char *excl[RV_CFG_EXCLUDE_MAX];
 	struct rv_rvl_reader *rd;
 	struct rv_rvl_values rv;
 	struct rv_metricset *mset;         /* collect.metric_set (mset.c); NULL: every channel */

@@ -24,6 +24,7 @@
 #include "cli/cli.h"
 #include "cli/record_prof.h"
 #include "collect/collector.h"
+#include "config/config.h"
 #include "pipeline/model.h"
 #include "record/rvl.h"
 
@@ -132,12 +133,13 @@ static int parse_span_s(const char *flag, const char *arg, double *out)
 	return 0;
 }
 
+_Static_assert(RV_PERF_SW_AUTO == 0 && RV_PERF_SW_ON == 1 && RV_PERF_SW_OFF == 2,
+	       "rv_cfg_perf_sw_names follows enum rv_perf_sw");
+
 static int parse_perf_sw(const char *arg, int *out)
 {
-	static const char *const names[] = { "auto", "on", "off" };
-
-	for (int i = 0; i < 3; i++)
-		if (strcmp(arg, names[i]) == 0) {
+	for (int i = 0; rv_cfg_perf_sw_names[i]; i++)
+		if (strcmp(arg, rv_cfg_perf_sw_names[i]) == 0) {
 			*out = i;               /* enum rv_perf_sw's order */
 			return 0;
 		}

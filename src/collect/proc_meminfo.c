@@ -316,15 +316,24 @@ static int keys_sort_cmp(const void *a, const void *b)
 	return strcmp(((const struct kv_key *)a)->key, ((const struct kv_key *)b)->key);
 }
 
+/* Lines of the file as read at open (a last one without a newline
+ * counts; an empty file has one). */
+static size_t file_lines(const struct kv_src *st)
+{
+	const char *end = st->f.buf + st->f.len;
+	size_t lines = 1;
+
+	for (const char *q = st->f.buf; (q = memchr(q, '\n', (size_t)(end - q))); q++)
+		lines++;
+	return lines;
+}
+
 /* Collects the file's keys that rows name; .chan holds the row for now. */
 static int index_keys(struct kv_src *st, const struct rv_kvrow *rows, size_t nrows)
 {
 	const char *p = st->f.buf, *end = p + st->f.len, *s, *e, *k;
-	size_t lines = 1;
 
-	for (const char *q = p; (q = memchr(q, '\n', (size_t)(end - q))); q++)
-		lines++;
-	st->keys = calloc(lines, sizeof(*st->keys));
+	st->keys = calloc(file_lines(st), sizeof(*st->keys));
 	if (!st->keys)
 		return -ENOMEM;
 	while (p < end) {
@@ -362,12 +371,7 @@ static double unit_scale(enum rv_kvunit u)
  * long as the file may grow (its buffer). Learned at the first sample. */
 static int alloc_order(struct kv_src *st)
 {
-	size_t lines = 1;
-
-	for (const char *q = st->f.buf; (q = memchr(q, '\n', st->f.len - (size_t)(q - st->f.buf)));
-	     q++)
-		lines++;
-	st->line_cap = 2 * lines + 16;
+	st->line_cap = 2 * file_lines(st) + 16;
 	st->line = calloc(st->line_cap, sizeof(*st->line));
 	st->text = malloc(st->f.cap + 1);
 	return st->line && st->text ? 0 : -ENOMEM;

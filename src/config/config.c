@@ -41,7 +41,7 @@ _Static_assert(sizeof(enum rv_cfg_preset) == sizeof(int), "enums are stored as i
 
 static const char *const level_names[] = { "error", "warn", "info", "debug", NULL };
 static const char *const preset_names[] = { "default", "paper", NULL };
-static const char *const perf_sw_names[] = { "auto", "on", "off", NULL };
+const char *const rv_cfg_perf_sw_names[] = { "auto", "on", "off", NULL };
 _Static_assert(RV_LOG_ERROR == 0 && RV_LOG_DEBUG == 3, "level_names follows enum rv_log_level");
 
 const struct rv_cfg_section rv_cfg_sections[] = {
@@ -99,7 +99,7 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	  "statistics, NUMA node memory and hugepages, link carrier, temperatures, "
 	  "CPU frequencies, energy counters and the perf software events; 0, or "
 	  "not above interval, reads them at every sample." },
-	{ "collect", "perf_software", K_ENUM, FIELD(collect.perf_software), 0, 0, 0, perf_sw_names,
+	{ "collect", "perf_software", K_ENUM, FIELD(collect.perf_software), 0, 0, 0, rv_cfg_perf_sw_names,
 	  "perf's software events (context switches, migrations, page faults per "
 	  "CPU): auto counts them where hardware counters open, on everywhere, off "
 	  "nowhere. Without hardware counters (most VMs) each read of a CPU's "

@@ -110,6 +110,10 @@ struct rv_cfg_action {
 /* The names an action's subsystems may hold (catalog/catalog.h's, which
  * config/ does not include; the agent checks that they agree), then NULL. */
 extern const char *const rv_cfg_subsystem_names[RV_CFG_SUBSYS_MAX + 1];
+/* collect.perf_software's words in enum rv_perf_sw's order (collect/source.h:
+ * auto, on, off), NULL-terminated; `reveal record --perf-software` takes the
+ * same. */
+extern const char *const rv_cfg_perf_sw_names[];
 
 /* Durations are seconds (double), sizes bytes; 0 means "never" / "keep" /
  * "none" where the key's description says so. Strings are NUL-terminated
