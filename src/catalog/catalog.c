@@ -208,7 +208,7 @@ static const struct resolution resolutions[] = {
 	{ "bytes", 1048576.0 }, { "bytes/s", 262144.0 }, { "%", 0.5 }, { "pages", 256.0 },
 	{ "pages/s", 64.0 }, { "ms/s", 5.0 }, { "packets/s", 10.0 }, { "segments/s", 10.0 },
 	{ "1/s", 1.0 }, { "tasks", 0.5 }, { "cgroups", 0.5 }, { "MHz", 10.0 }, { "C", 0.5 }, { "W", 1.0 },
-	{ "dentries", 100.0 }, { "inodes", 100.0 }, { "files", 10.0 },
+	{ "dentries", 100.0 }, { "inodes", 100.0 }, { "files", 10.0 }, { "bytes/segment", 8.0 },
 };
 
 /* Bytes that are not memory: a qdisc's backlog is packets waiting to be
@@ -252,6 +252,7 @@ static const struct resolution materials[] = {
 	{ "1/s", 1000.0 }, { "tasks", 2.0 }, { "cgroups", 2.0 }, { "MHz", 100.0 }, { "C", 5.0 },
 	{ "W", 10.0 }, { "instr/cycle", 0.1 }, { "packets", 100.0 }, { "connections", 100.0 },
 	{ "requests", 4.0 }, { "dentries", 10000.0 }, { "inodes", 10000.0 }, { "files", 1000.0 },
+	{ "bytes/segment", 100.0 },
 };
 
 /* Metric types whose unit says too little: the stalls of direct reclaim
@@ -283,6 +284,94 @@ double rv_catalog_material(const char *name)
 		if (strcmp(m->unit, materials[i].unit) == 0)
 			return materials[i].value;
 	return 0.0;
+}
+
+/* The levels (rv_catalog_level), with the smallest move that counts:
+ * available memory moves by hundreds of MiB as the page cache and the
+ * reclaimable slab come and go (a metadata storm leaves dentries whose
+ * reclaim reserve shows as less available memory), so a change of it is
+ * 2 % of the level or 256 MiB; the pool, the swap space and the carrier
+ * are settings, and any change of them counts (half a page, 64 MiB of
+ * swap, half of a bool). */
+static const struct {
+	const char *type;
+	double floor, rel;
+} levels[] = {
+	{ "mem.mem_available_bytes", 268435456.0, 0.02 },
+	{ "mem.mem_total_bytes", 67108864.0, 0.0 },
+	{ "mem.hugepages_total", 0.5, 0.0 },
+	{ "mem.hugetlb_bytes", 1048576.0, 0.0 },
+	{ "mem.node_hugepages_total", 0.5, 0.0 },
+	{ "mem.node_hugepages_size_nr", 0.5, 0.0 },
+	{ "mem.swap_total_bytes", 67108864.0, 0.0 },
+	{ "net.link_up", 0.5, 0.0 },
+};
+
+int rv_catalog_level(const char *name, double *floor, double *rel)
+{
+	char type[128];
+
+	if (!metric_of(name, type, sizeof(type)))
+		return 0;
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		if (strcmp(type, levels[i].type) == 0) {
+			*floor = levels[i].floor;
+			*rel = levels[i].rel;
+			return 1;
+		}
+	return 0;
+}
+
+/* The side effects (catalog.h), one row a class; metric types. */
+static const struct {
+	const char *effects[5];
+	const char *causes[8];
+	enum rv_subsystem sub;
+} side_effects[RV_CATALOG_EFFECTS] = {
+	{ { "mem.pgfault", "mem.page_tables_bytes", "mem.kernel_stack_bytes",
+	    "mem.committed_as_bytes" },
+	  { "cpu.forks" }, RV_SUB_CPU },
+	{ { "cpu.softirq_pct" },
+	  { "net.rx_packets", "net.tx_packets", "net.tcp_in_segs", "net.tcp_out_segs",
+	    "net.udp_in_datagrams", "net.udp_out_datagrams", "net.ip_in_receives",
+	    "net.softirq_net_rx" }, RV_SUB_NET },
+	{ { "cpu.iowait_pct", "cpu.procs_blocked" },
+	  { "storage.busy_pct", "storage.reads", "storage.writes", "storage.read_bytes",
+	    "storage.write_bytes", "storage.weighted_time_ms" }, RV_SUB_STORAGE },
+};
+
+static int type_in(const char *type, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n && list[i]; i++)
+		if (strcmp(type, list[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int rv_catalog_effect(const char *name, enum rv_subsystem *sub)
+{
+	char type[128];
+
+	if (!metric_of(name, type, sizeof(type)))
+		return -1;
+	for (int k = 0; k < RV_CATALOG_EFFECTS; k++)
+		if (type_in(type, side_effects[k].effects,
+			    sizeof(side_effects[k].effects) / sizeof(side_effects[k].effects[0]))) {
+			if (sub)
+				*sub = side_effects[k].sub;
+			return k;
+		}
+	return -1;
+}
+
+int rv_catalog_effect_cause(const char *name, int k)
+{
+	char type[128];
+
+	if (k < 0 || k >= RV_CATALOG_EFFECTS || !metric_of(name, type, sizeof(type)))
+		return 0;
+	return type_in(type, side_effects[k].causes,
+		       sizeof(side_effects[k].causes) / sizeof(side_effects[k].causes[0]));
 }
 
 int rv_catalog_smoothed(const char *name)

@@ -106,6 +106,39 @@ double rv_catalog_resolution(const char *name);
 double rv_catalog_material(const char *name);
 
 /*
+ * 1 when `name` (instance allowed) is a level: how much of a resource the
+ * host has or has set aside, which moves only when something changes it
+ * and then stays (pipeline/level.h): the memory available to workloads,
+ * the memory the kernel manages (a balloon or hot-unplug moves it), the
+ * huge page pool (pages, bytes, per node and page size), the swap space,
+ * a link's carrier. Then *floor (in the channel's unit) and *rel (a share
+ * of the level) say the smallest move of it that counts as a change: the
+ * larger of the two. 0 for every other name (floor and rel untouched).
+ */
+int rv_catalog_level(const char *name, double *floor, double *rel);
+
+/*
+ * Side effects: channels that count, in their own subsystem, work another
+ * subsystem's activity makes the kernel do. A process created (cpu.forks)
+ * copies its parent's page tables and faults in its pages (mem.pgfault,
+ * page tables, kernel stacks, committed memory); traffic is received and
+ * sent in softirqs (cpu.softirq_pct); block I/O leaves CPUs idle waiting
+ * for it and tasks blocked on it (cpu.iowait_pct, cpu.procs_blocked).
+ * When the activity moved too, the blame of an incident counts the effect
+ * for the activity's subsystem (explain/incident.h): a fork storm is a CPU
+ * problem whose page faults follow, a flood on the loopback a network one
+ * whose softirqs follow.
+ *
+ * rv_catalog_effect: the class (0 .. RV_CATALOG_EFFECTS - 1) of which
+ * `name` (instance allowed) is an effect, -1 when none; *sub (may be
+ * NULL) the subsystem it then counts for. rv_catalog_effect_cause: 1
+ * when `name` is an activity (a cause) of class k.
+ */
+enum { RV_CATALOG_EFFECTS = 3 };
+int rv_catalog_effect(const char *name, enum rv_subsystem *sub);
+int rv_catalog_effect_cause(const char *name, int k);
+
+/*
  * 1 when `name` is a kernel moving average of a signal the collector also
  * reads directly: the load averages (cpu.load1/5/15, over 1 to 15 minutes)
  * and the 10- and 60-second pressure averages (*.psi_*_avg10_pct and

@@ -13,5 +13,8 @@ const struct rv_metric rv_metrics_derived[] = {
 	{ "cpu.busy_mhz", "MHz", RV_KIND_GAUGE, 2,
 	  "average clock while not halted: TSC rate x APERF / MPERF (turbostat's Bzy_MHz)" },
 	{ "net.tcp_retrans_pct", "%", RV_KIND_GAUGE, 2, "TCP segments retransmitted per segment sent" },
+	{ "net.tcp_data_segment_bytes", "bytes/segment", RV_KIND_GAUGE, 2,
+	  "IP bytes sent per TCP data segment (IPExt OutOctets / TcpExt TCPOrigDataSent): about "
+	  "the segment size (MSS) of bulk traffic; it falls when the MTU or MSS of the path does" },
 	{ NULL, NULL, RV_KIND_GAUGE, 0, NULL },
 };

@@ -22,6 +22,8 @@ static const struct rule rules[] = {
 	{ "cpu.branch_miss_pct", "cpu.branch_misses", "cpu.branches", NULL, 100.0 },
 	{ "cpu.busy_mhz", "cpu.aperf", "cpu.mperf", "cpu.tsc", 1e-6 },
 	{ "net.tcp_retrans_pct", "net.tcp_retrans_segs", "net.tcp_out_segs", NULL, 100.0 },
+	{ "net.tcp_data_segment_bytes", "net.ipext_out_octets", "net.tcpext_tcp_orig_data_sent",
+	  NULL, 1.0 },
 };
 
 struct ratio {

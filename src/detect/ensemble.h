@@ -128,6 +128,15 @@ struct rv_ens_result {
 	uint32_t novel_chan;
 	int novel;
 	double novel_share;          /* the share of the attribution its novel channels get */
+	/* Set by pipeline/ likewise (pipeline/level.h): the window's level
+	 * score (the largest ratio of a level out of its training range, 0
+	 * when none is out), its channel (RV_NOVEL_NONE when 0), leveled = 1
+	 * when it exceeds 1, and the share of the attribution its
+	 * level-flagged channels get. */
+	double level;
+	uint32_t level_chan;
+	int leveled;
+	double level_share;
 };
 
 /* rv_ens_result.novel_chan of a window without novelty. */

@@ -74,6 +74,9 @@ int rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap, size
 	int rc = 0;
 
 	m->chan_sub = calloc(alloc, sizeof(*m->chan_sub));
+	m->effect = calloc(alloc, sizeof(*m->effect));
+	m->cause = calloc(alloc, sizeof(*m->cause));
+	m->sub_eff = calloc(alloc, sizeof(*m->sub_eff));
 	m->kept = calloc(alloc, sizeof(*m->kept));
 	m->split = calloc(alloc, sizeof(*m->split));
 	m->sumw = calloc(alloc, sizeof(*m->sumw));
@@ -82,7 +85,8 @@ int rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap, size
 	for (size_t i = 0; i < RV_INCMERGE_OPEN_MAX; i++)
 		rc |= stretch_init(&m->open[i], alloc);
 	rc |= stretch_init(&m->cand, alloc);
-	if (!m->chan_sub || !m->kept || !m->split || !m->sumw || !m->stock || !m->mw || rc) {
+	if (!m->chan_sub || !m->effect || !m->cause || !m->sub_eff || !m->kept || !m->split ||
+	    !m->sumw || !m->stock || !m->mw || rc) {
 		rv_incmerge_free(m);
 		return rv_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -92,7 +96,15 @@ int rv_incmerge_new(size_t nchan, const char *const *names, size_t max_gap, size
 	m->min_windows = min_windows;
 	m->next_id = 1;
 	for (size_t c = 0; c < nchan; c++) {
+		enum rv_subsystem es = RV_SUB_OTHER;
+		int k = rv_catalog_effect(names[c], &es);
+
 		m->chan_sub[c] = (unsigned char)rv_catalog_subsystem(names[c]);
+		m->effect[c] = (signed char)k;
+		if (k >= 0)
+			m->effect_sub[k] = (unsigned char)es;
+		for (int j = 0; j < RV_CATALOG_EFFECTS; j++)
+			m->cause[c] |= (unsigned char)(rv_catalog_effect_cause(names[c], j) << j);
 		m->kept[c] = (unsigned char)rv_catalog_kept(names[c]);
 		m->stock[c] = (unsigned char)rv_catalog_stock(names[c]);
 	}
@@ -105,6 +117,9 @@ void rv_incmerge_free(struct rv_incmerge *m)
 	if (!m)
 		return;
 	free(m->chan_sub);
+	free(m->effect);
+	free(m->cause);
+	free(m->sub_eff);
 	free(m->kept);
 	free(m->split);
 	free(m->sumw);

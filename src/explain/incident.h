@@ -14,7 +14,11 @@
  * gone by its latest window leave the summary the same way. Its subsystem
  * is the one whose 3 heaviest onset channels weigh most, a channel within
  * 0.5 % of the weight of one already counted being the same signal under
- * another name (counted once). With a gate, the onset begins at the
+ * another name (counted once). A channel that counts a side effect of
+ * another subsystem's activity (catalog.h rv_catalog_effect: the page
+ * faults of process creation, the softirq time of traffic, the iowait of
+ * block I/O) counts for that subsystem when the activity's channels carry
+ * a tenth of the effects' weight at least. With a gate, the onset begins at the
  * incident's first material window (struct rv_incwin): the flagged
  * windows before it leave nothing in its blame, and the incident begins
  * there (they still count towards min_windows and the burst rule); so
@@ -104,6 +108,8 @@ struct rv_incident {
 	double top_weight[RV_INCIDENT_TOP_MAX];  /* their share of the onset weight, 0..1 */
 	unsigned phase;              /* 1, or 2, 3, ... for a follow-on phase */
 	uint64_t follows;            /* id of the incident this one follows, 0: none */
+	int onset_done;              /* its onset is over: subsystem and top channels
+					are final (an incident may close before) */
 };
 
 struct rv_incmerge;

@@ -86,12 +86,13 @@ static int same_signal(double a, double b)
 	return fabs(a - b) <= SUB_SAME * (a > b ? a : b);
 }
 
-static void subsystem_weights(const struct rv_incmerge *m, const double *acc, double *sub_sum)
+static void subsystem_weights(const struct rv_incmerge *m, const double *acc,
+			      const unsigned char *sub, double *sub_sum)
 {
 	double best[RV_SUB_COUNT][SUB_LEADERS] = { { 0 } };
 
 	for (size_t c = 0; c < m->nchan; c++) {
-		double *b = best[m->chan_sub[c]], w = isfinite(acc[c]) ? acc[c] : 0;
+		double *b = best[sub[c]], w = isfinite(acc[c]) ? acc[c] : 0;
 		int k, dup = -1;
 
 		if (!(w > 0))
@@ -124,6 +125,39 @@ static void subsystem_weights(const struct rv_incmerge *m, const double *acc, do
 		for (int k = 0; k < SUB_LEADERS; k++)
 			sub_sum[s] += best[s][k];
 	}
+}
+
+/*
+ * Side effects (catalog.h rv_catalog_effect): each channel's subsystem for
+ * the blame of the weights w, into m->sub_eff. An effect counts for its
+ * activity's subsystem when the activity moved too: its channels carry
+ * at least EFFECT_CAUSE_SHARE of the weight its effects carry (in w, the
+ * weights by materiality: a CPU hog that moves the few packets of a quiet
+ * loopback from one CPU's softirqs to another's has no traffic that
+ * matters, and its softirq time stays the CPU's).
+ */
+static const double EFFECT_CAUSE_SHARE = 0.1;
+
+static const unsigned char *effect_subsystems(const struct rv_incmerge *m, const double *w)
+{
+	double eff[RV_CATALOG_EFFECTS] = { 0 }, cause[RV_CATALOG_EFFECTS] = { 0 };
+	int active[RV_CATALOG_EFFECTS];
+
+	for (size_t c = 0; c < m->nchan; c++) {
+		double x = isfinite(w[c]) && w[c] > 0 ? w[c] : 0;
+
+		if (m->effect[c] >= 0)
+			eff[m->effect[c]] += x;
+		for (int k = 0; k < RV_CATALOG_EFFECTS; k++)
+			if ((m->cause[c] >> k) & 1u)
+				cause[k] += x;
+	}
+	for (int k = 0; k < RV_CATALOG_EFFECTS; k++)
+		active[k] = cause[k] > 0 && cause[k] >= EFFECT_CAUSE_SHARE * eff[k];
+	for (size_t c = 0; c < m->nchan; c++)
+		m->sub_eff[c] = m->effect[c] >= 0 && active[m->effect[c]] ? m->effect_sub[m->effect[c]]
+									 : m->chan_sub[c];
+	return m->sub_eff;
 }
 
 /*
@@ -172,10 +206,11 @@ void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
 		onset = keep_material(m, s->matter, onset, m->sumw);
 	for (size_t c = 0; c < m->nchan; c++)
 		total += onset[c];
-	subsystem_weights(m, onset, sub_sum);
+	subsystem_weights(m, onset, effect_subsystems(m, onset), sub_sum);
 	for (int k = 0; k < RV_SUB_COUNT; k++)
 		sub_total += sub_sum[k];
 	in->mean_score = s->score_sum / (double)in->flagged;
+	in->onset_done = s->onset_done;
 	in->subsystem = RV_SUB_OTHER;
 	for (int k = 0; k < RV_SUB_COUNT; k++) {
 		in->sub_share[k] = sub_total > 0 ? sub_sum[k] / sub_total : 0.0;

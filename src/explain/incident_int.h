@@ -66,6 +66,12 @@ struct rv_incmerge {
 	size_t burst_windows;       /* flagged windows a stretch none of whose windows
 				       lasts needs; 0 = the lasting rule is off */
 	unsigned char *chan_sub;    /* enum rv_subsystem per channel, from its name */
+	signed char *effect;        /* per channel: its side-effect class (catalog.h
+				       rv_catalog_effect), -1: none */
+	unsigned char *cause;       /* per channel: bit k set when it is an activity
+				       causing class k's effects */
+	unsigned char effect_sub[RV_CATALOG_EFFECTS]; /* the subsystem of each class */
+	unsigned char *sub_eff;     /* nchan: scratch of rv_incmerge_summarise */
 	unsigned char *kept;        /* per channel: memory taken and kept (rv_catalog_kept) */
 
 	struct stretch open[RV_INCMERGE_OPEN_MAX]; /* the first nopen, in order of start */

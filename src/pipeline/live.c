@@ -12,6 +12,7 @@
 
 #include "features/window.h"
 #include "pipeline/kept.h"
+#include "pipeline/level.h"
 #include "pipeline/novelty.h"
 #include "pipeline/rank.h"
 
@@ -23,6 +24,7 @@ struct rv_live {
 	double *fscratch, *weight, *mean;
 	const uint8_t *hold;             /* borrowed: samples each reading is held, or NULL */
 	double *nratio;                  /* the novelty's per-channel ratios */
+	double *lratio;                  /* the levels' per-channel ratios */
 	uint32_t *rank;
 	struct rv_ranked *rk;
 	uint8_t *chan_sub;
@@ -49,6 +51,7 @@ void rv_live_free(struct rv_live *l)
 	free(l->weight);
 	free(l->mean);
 	free(l->nratio);
+	free(l->lratio);
 	free(l->rank);
 	free(l->rk);
 	free(l->chan_sub);
@@ -83,6 +86,7 @@ int rv_live_new(const struct rv_model *m, struct rv_live **out)
 	l->weight = calloc(n, sizeof(*l->weight));
 	l->mean = calloc(n, sizeof(*l->mean));
 	l->nratio = calloc(m->nov.n ? m->nov.n : 1, sizeof(*l->nratio));
+	l->lratio = calloc(m->lvl.n ? m->lvl.n : 1, sizeof(*l->lratio));
 	l->rank = calloc(n, sizeof(*l->rank));
 	l->rk = calloc(n, sizeof(*l->rk));
 	l->chan_sub = calloc(n, 1);
@@ -94,7 +98,7 @@ int rv_live_new(const struct rv_model *m, struct rv_live **out)
 	l->matter = calloc(n, sizeof(*l->matter));
 	l->spread = calloc(n, sizeof(*l->spread));
 	if (!l->tbl || !l->feat || !l->raw || !l->fscratch || !l->weight || !l->mean ||
-	    !l->nratio || !l->rank || !l->rk || !l->chan_sub || !l->material || !l->stock || !l->kept_ch || !l->lasts || !l->persist || !l->matter || !l->spread ||
+	    !l->nratio || !l->lratio || !l->rank || !l->rk || !l->chan_sub || !l->material || !l->stock || !l->kept_ch || !l->lasts || !l->persist || !l->matter || !l->spread ||
 	    rv_ens_scratch_new(m->ens, &l->scratch) != 0 || rv_kept_init(&l->kept, m) != 0) {
 		rv_live_free(l);
 		return -ENOMEM;
@@ -415,9 +419,11 @@ void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_o
 	}
 	rv_ens_score(m->ens, l->feat, l->nraw ? l->raw : NULL, l->scratch, &out->res, NULL);
 	rv_novelty_score(m, l->tbl, w, 0, &out->res, l->nratio);
+	rv_level_score(m, l->tbl, w, 0, &out->res, l->lratio);
 	rv_ens_explain(m->ens, l->feat, l->nraw ? l->raw : NULL, l->scratch, &out->res, l->weight);
 	rv_kept_attribute(&l->kept, m, l->tbl, w, 0, l->ref, 1, &out->res, l->weight);
 	rv_novelty_attribute(m, l->nratio, &out->res, l->weight);
+	rv_level_attribute(m, l->lratio, &out->res, l->weight);
 	out->flagged = out->res.anomaly || out->res.flags;
 	out->weight = l->weight;
 	out->rank = l->rank;
@@ -432,14 +438,20 @@ void rv_live_score(struct rv_live *l, const float *const *rows, struct rv_live_o
 	memset(l->matter, 0, m->nchan * sizeof(*l->matter));
 	if (out->flagged) {
 		for (size_t c = 0; c < m->nchan; c++) {
-			l->persist[c] = l->weight[c] > 0.0 && persists(l, c);
-			l->matter[c] = l->weight[c] > 0.0 ? (float)matter_of(l, c) : 0.0f;
+			/* a level out of its range is where it is now: it persists
+			 * and matters in full (level.h) */
+			int out_of_range = out->res.leveled && rv_level_out(m, l->lratio, (uint32_t)c);
+
+			l->persist[c] = l->weight[c] > 0.0 && (out_of_range || persists(l, c));
+			l->matter[c] = out_of_range ? 1.0f
+				       : l->weight[c] > 0.0 ? (float)matter_of(l, c) : 0.0f;
 		}
 		out->subsystem = rv_rank_channels(m->nchan, l->chan_sub, l->weight, l->rk, l->rank);
 		out->nrank = m->nchan;
-		if (!out->res.novel || !novel_lasts(l, out->res.novel_chan))
+		if (!out->res.leveled &&
+		    (!out->res.novel || !novel_lasts(l, out->res.novel_chan)))
 			out->lasting_share = lasting_share(l);
-		out->material = out->res.novel || material(l);
+		out->material = out->res.novel || out->res.leveled || material(l);
 	}
 	out->lasting = out->lasting_share >= LASTING_SHARE ||
 		       (out->res.fused > MATERIAL_STRONG && material_lasts(l));

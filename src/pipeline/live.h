@@ -5,8 +5,9 @@
  * the agent has one new window per step and wants its verdict at once. This
  * is the same chain for a single window: the window's rows -> features
  * (features/window.h) -> the ensemble (rv_ens_score) -> the novelty of its
- * sparse event counts (novelty.h: may flag the window and raise its fused
- * score) -> attribution -> channels ranked. It computes what rv_model_run
+ * sparse event counts (novelty.h) and the levels (level.h), each of which
+ * may flag the window and raise its fused score -> attribution ->
+ * channels ranked. It computes what rv_model_run
  * computes for the same rows (up to the last float bits: sgemv here, sgemm
  * in batches; the novelty is the same sum either way).
  *
@@ -54,11 +55,12 @@ struct rv_live_out {
 	 * (a held channel: three readings; sparse error counts aside): the
 	 * start-up of the program that begins a fault (its pages faulted in
 	 * and read) outweighs the fault for seconds, and must not hide that
-	 * the fault lasts. */
+	 * the fault lasts. A window a level flagged (level.h) lasts: a level
+	 * is judged on the window's newest step. */
 	int lasting;
 	double lasting_share;        /* that share of the heavier half, 0..1 */
-	/* A flagged window's evidence is material (1): the novelty flagged
-	 * it, or the heavier half of the attribution (its 8 most responsible
+	/* A flagged window's evidence is material (1): the novelty or a
+	 * level (its move is past its margin, level.h) flagged it, or the heavier half of the attribution (its 8 most responsible
 	 * channels at most) moved materially: one of its channels by at least its materiality floor
 	 * (rv_catalog_material: the mean of its newest step against its
 	 * training mean; a memory stock's against the mean of the window's
@@ -84,14 +86,14 @@ struct rv_live_out {
 	 * (memory taken at a start and kept does not go on moving, a leak
 	 * does); sparse counts and channels without a materiality floor when
 	 * they counted above their training mean in two of the window's
-	 * steps. */
+	 * steps; a level out of its range (level.h) always. */
 	const uint8_t *persist;
 	/* Per channel (nchan, zeros when not flagged): of a channel with
 	 * weight, how far it moved over the window's newest step (as for
 	 * `material`) as a share of its materiality floor, up to 1 (a
 	 * channel without a floor: 1), so that an incident's blame weighs
 	 * moves by what they could matter to a workload, not only by the
-	 * spread learnt (explain/incident.h). */
+	 * spread learnt (explain/incident.h); a level out of its range: 1. */
 	const float *matter;
 };
 

@@ -40,6 +40,7 @@ void rv_detect_opts_paper(struct rv_detect_opts *o)
 	o->adf = RV_ADF_OFF;
 	o->events = 0;
 	o->novelty = 0;
+	o->level = 0;
 	o->ens.enabled = RV_DET_BIT(RV_DET_ZSCORE) | RV_DET_BIT(RV_DET_PCA) |
 			 RV_DET_BIT(RV_DET_IFOREST);
 	o->ens.quantile = 0.99;
@@ -64,6 +65,7 @@ void rv_detect_opts_default(struct rv_detect_opts *o)
 	o->adf = RV_ADF_AUTO;
 	o->events = 1;
 	o->novelty = 1;
+	o->level = 1;
 	o->ens.enabled |= RV_DET_BIT(RV_DET_SPE);
 	o->ens.fusion = RV_FUSE_SCORE;
 	o->ens.zscore_top = 0.1;
@@ -85,6 +87,7 @@ void rv_model_free(struct rv_model *m)
 	free(m->chan_mean);
 	free(m->flat_below);
 	rv_novelty_fini(&m->nov);
+	rv_level_fini(&m->lvl);
 	rv_ens_free(m->ens);
 	free(m);
 }
@@ -344,6 +347,8 @@ int rv_model_fit(const struct rv_detect_opts *o, const struct rv_table *train,
 		rc = copy_channels(m, train, o);
 	if (!rc && o->novelty && o->events)
 		rc = rv_novelty_fit(&m->nov, m, train);
+	if (!rc && o->level)
+		rc = rv_level_fit(&m->lvl, m, train);
 	if (!rc)
 		rc = chan_floors(o, m);
 	resolve_raw_positions(m, (o->ens.enabled & rv_det_input_mask(RV_DET_IN_RAW)) != 0);

@@ -20,6 +20,7 @@
 #include "catalog/catalog.h"
 #include "detect/ensemble.h"
 #include "explain/incident.h"
+#include "pipeline/level.h"
 #include "pipeline/novelty.h"
 #include "record/table.h"
 
@@ -46,6 +47,7 @@ struct rv_detect_opts {
 	enum rv_adf_mode adf;
 	int events;                  /* sum/max features for event channels */
 	int novelty;                 /* watch quiet event channels (novelty.h; with events) */
+	int level;                   /* watch the catalog's levels (level.h) */
 	struct rv_ens_config ens;
 	size_t incident_gap;         /* unflagged windows bridged inside an incident */
 	size_t incident_min;         /* flagged windows an incident needs */
@@ -69,6 +71,7 @@ struct rv_model {
 	double *chan_mean;           /* nchan training means (the baseline a report
 					compares with), NULL in version 1 model files */
 	struct rv_novelty nov;       /* watched event channels (n 0 in version 1, 2 files) */
+	struct rv_level lvl;         /* watched levels (n 0 in version 1 to 4 files) */
 	double *flat_below;          /* nchan: span under which a window's shape is flat
 					(rv_featmat_build_mt); NULL without the catalog
 					and in version 1 to 3 files */
@@ -80,6 +83,7 @@ struct rv_detect_stats {
 	size_t windows, flagged;
 	size_t det_flagged[RV_DET_MAX];  /* per detector of the table (detector.h) */
 	size_t novel_flagged;        /* windows the novelty flagged (novelty.h) */
+	size_t level_flagged;        /* windows a level flagged (level.h) */
 	double read_s, features_s, fit_s, score_s;
 };
 
@@ -146,9 +150,10 @@ void rv_model_raw_row(const struct rv_model *m, const struct rv_table *t, size_t
 		      float *out);
 
 /* Model file: "RVLMODEL", format version, payload length, payload, CRC-32C. */
-/* Version 2 added the channel means, version 3 the novelty thresholds;
- * version 1 and 2 files still load (and score without novelty). */
-#define RV_MODEL_FORMAT_VERSION 4
+/* Version 2 added the channel means, version 3 the novelty thresholds,
+ * version 4 the channel floors, version 5 the level ranges; older files
+ * still load (and score without what they lack). */
+#define RV_MODEL_FORMAT_VERSION 5
 int rv_model_save(const struct rv_model *m, const char *path, struct rv_err *err);
 int rv_model_load(const char *path, struct rv_model **out, struct rv_err *err);
 

@@ -7,11 +7,14 @@
  *   u64      payload length
  *   payload  channels and feature masks, windowing, training windows,
  *            channel means (version 2), novelty section (version 3),
- *            channel floors (version 4), detector ensemble
+ *            channel floors (version 4), level section (version 5),
+ *            detector ensemble
  *   u32      CRC-32C of the payload
  * The novelty section (pipeline/novelty.h): u64 n, then per watched
  * channel u32 channel index (ascending), f64 T_c, f64 M_c. The channel
- * floors (flat_below): u32 flag, then nchan f64 when it is 1.
+ * floors (flat_below): u32 flag, then nchan f64 when it is 1. The level
+ * section (pipeline/level.h): u64 n, then per watched channel u32 channel
+ * index (ascending), f64 lo, f64 hi, f64 margin.
  * Saving goes through base/atomicfile (a temporary file beside the target
  * renamed over it), so a crash never leaves half a model under the real name.
  */
@@ -59,6 +62,13 @@ static void save_payload(const struct rv_model *m, struct rv_wbuf *b)
 	rv_wbuf_u32(b, m->flat_below != NULL);
 	for (size_t c = 0; m->flat_below && c < m->nchan; c++)
 		rv_wbuf_f64(b, m->flat_below[c]);
+	rv_wbuf_u64(b, m->lvl.n);
+	for (size_t i = 0; i < m->lvl.n; i++) {
+		rv_wbuf_u32(b, m->lvl.chan[i]);
+		rv_wbuf_f64(b, m->lvl.lo[i]);
+		rv_wbuf_f64(b, m->lvl.hi[i]);
+		rv_wbuf_f64(b, m->lvl.margin[i]);
+	}
 	rv_ens_save(m->ens, b);
 }
 
@@ -185,6 +195,55 @@ static int load_novelty(struct rv_model *m, struct rv_rbuf *b, struct rv_err *er
 	return rc;
 }
 
+/* One watched channel of the level section: an index past the previous
+ * one, a finite range lo <= hi and a finite margin > 0. */
+static int load_level_chan(struct rv_model *m, struct rv_rbuf *b, size_t i, struct rv_err *err)
+{
+	struct rv_level *lv = &m->lvl;
+	uint32_t c = rv_rbuf_u32(b);
+	double lo = rv_rbuf_f64(b), hi = rv_rbuf_f64(b), margin = rv_rbuf_f64(b);
+
+	if (b->bad)
+		return rv_err_set(err, -EINVAL, "truncated level section");
+	if (c >= m->nchan || (i > 0 && c <= lv->chan[i - 1]))
+		return rv_err_set(err, -EINVAL,
+				  "level entry %zu: channel index %u out of order or past %zu "
+				  "channels", i, c, m->nchan);
+	if (!isfinite(lo) || !isfinite(hi) || lo > hi || !isfinite(margin) || margin <= 0.0)
+		return rv_err_set(err, -EINVAL,
+				  "level entry %zu (channel %s): invalid range %g..%g or margin %g",
+				  i, m->names[c], lo, hi, margin);
+	lv->chan[i] = c;
+	lv->lo[i] = lo;
+	lv->hi[i] = hi;
+	lv->margin[i] = margin;
+	lv->n = i + 1;
+	return 0;
+}
+
+/* Version 5: the level section (level.h). */
+static int load_level(struct rv_model *m, struct rv_rbuf *b, struct rv_err *err)
+{
+	struct rv_level *lv = &m->lvl;
+	uint64_t n = rv_rbuf_u64(b);
+	int rc = 0;
+
+	if (b->bad || n > m->nchan || !rv_rbuf_has(b, n, 4 + 8 + 8 + 8))
+		return rv_err_set(err, -EINVAL, "invalid level section (%llu channels of %zu)",
+				  (unsigned long long)n, m->nchan);
+	if (!n)
+		return 0;
+	lv->chan = malloc(n * sizeof(*lv->chan));
+	lv->lo = malloc(n * sizeof(*lv->lo));
+	lv->hi = malloc(n * sizeof(*lv->hi));
+	lv->margin = malloc(n * sizeof(*lv->margin));
+	if (!lv->chan || !lv->lo || !lv->hi || !lv->margin)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = load_level_chan(m, b, i, err);
+	return rc;
+}
+
 static int load_payload(struct rv_model *m, struct rv_rbuf *b, uint32_t version,
 			struct rv_err *err)
 {
@@ -208,6 +267,8 @@ static int load_payload(struct rv_model *m, struct rv_rbuf *b, uint32_t version,
 		return rc;
 	if (version >= 4 && (rc = load_per_channel(m, b, &m->flat_below, 1)) != 0)
 		return rv_err_set(err, rc, "invalid channel floors");
+	if (version >= 5 && (rc = load_level(m, b, err)) != 0)
+		return rc;
 	rc = rv_ens_load(b, &m->ens, err);
 	if (rc)
 		return rc;

@@ -152,29 +152,33 @@ void rv_novelty_score(const struct rv_model *m, const float *values, size_t ld, 
 	}
 }
 
+void rv_novelty_raise(const uint32_t *chan, const double *ratio, size_t n, double share,
+		      double *weight, size_t nchan)
+{
+	double total = 0.0, held = 0.0, over = 0.0, want, add;
+
+	for (size_t c = 0; c < nchan; c++)
+		total += weight[c];
+	for (size_t i = 0; i < n; i++)
+		if (ratio[i] > 1.0) {
+			held += weight[chan[i]];
+			over += ratio[i];
+		}
+	/* held / (held + add + other) >= share, with other = total - held */
+	want = (total - held) * share / (1.0 - share);
+	if (!(want > 0.0))
+		want = over;        /* no other weight: the ratios themselves */
+	add = want - held;
+	if (!(add > 0.0))
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (ratio[i] > 1.0)
+			weight[chan[i]] += add * ratio[i] / over;
+}
+
 void rv_novelty_attribute(const struct rv_model *m, const double *ratio,
 			  const struct rv_ens_result *res, double *weight)
 {
-	const struct rv_novelty *nv = &m->nov;
-	double total = 0.0, novel = 0.0, over = 0.0, want, add;
-
-	if (!res->novel)
-		return;
-	for (size_t c = 0; c < m->nchan; c++)
-		total += weight[c];
-	for (size_t i = 0; i < nv->n; i++)
-		if (ratio[i] > 1.0) {
-			novel += weight[nv->chan[i]];
-			over += ratio[i];
-		}
-	/* novel / (novel + add + other) >= share, with other = total - novel */
-	want = (total - novel) * res->novel_share / (1.0 - res->novel_share);
-	if (!(want > 0.0))
-		want = over;        /* no other weight: the ratios themselves */
-	add = want - novel;
-	if (!(add > 0.0))
-		return;
-	for (size_t i = 0; i < nv->n; i++)
-		if (ratio[i] > 1.0)
-			weight[nv->chan[i]] += add * ratio[i] / over;
+	if (res->novel)
+		rv_novelty_raise(m->nov.chan, ratio, m->nov.n, res->novel_share, weight, m->nchan);
 }

@@ -140,4 +140,12 @@ void rv_novelty_score(const struct rv_model *m, const float *values, size_t ld, 
 void rv_novelty_attribute(const struct rv_model *m, const double *ratio,
 			  const struct rv_ens_result *res, double *weight);
 
+/* What rv_novelty_attribute does, for any flagged channels (the levels of
+ * level.h share it): raises weight[chan[i]] (nchan weights) of each of the
+ * n channels whose ratio[i] exceeds 1, in proportion to those ratios,
+ * until they carry `share` (below 1) of the total; unchanged when they
+ * already do. */
+void rv_novelty_raise(const uint32_t *chan, const double *ratio, size_t n, double share,
+		      double *weight, size_t nchan);
+
 #endif

@@ -119,6 +119,9 @@ static void same_output(const struct capture *a, const struct capture *b)
 		assert_true(x->res.novelty == y->res.novelty);
 		assert_int_equal(x->res.novel_chan, y->res.novel_chan);
 		assert_int_equal(x->res.novel, y->res.novel);
+		assert_true(x->res.level == y->res.level);
+		assert_int_equal(x->res.level_chan, y->res.level_chan);
+		assert_int_equal(x->res.leveled, y->res.leveled);
 		assert_int_equal(x->nrank, y->nrank);
 		assert_memory_equal(x->rank, y->rank, x->nrank * sizeof(x->rank[0]));
 		assert_int_equal(x->subsystem, y->subsystem);

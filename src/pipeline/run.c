@@ -20,6 +20,7 @@
 #include "pipeline/delay.h"
 #include "pipeline/model.h"
 #include "pipeline/kept.h"
+#include "pipeline/level.h"
 #include "pipeline/novelty.h"
 #include "pipeline/rank.h"
 
@@ -33,6 +34,7 @@ struct worker {
 	double *fscratch;                /* for rv_featmat_rows */
 	float *raw;
 	double *nratio;                  /* the novelty's per-channel ratios */
+	double *lratio;                  /* the levels' per-channel ratios */
 	struct rv_ranked *rk;
 	struct rv_ens_scratch *scratch;
 };
@@ -99,6 +101,8 @@ static int score_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 
 			rv_novelty_score(m, b->test->values, b->test->nrows,
 					 (r->first + i) * m->step, &r->res[i], wk->nratio);
+			rv_level_score(m, b->test->values, b->test->nrows, (r->first + i) * m->step,
+				       &r->res[i], wk->lratio);
 			rv_ens_explain_batch_row(m->ens, wk->feat + (i - i0) * b->nfeat,
 						 wk->raw + (i - i0) * nraw, wk->scratch, i - i0,
 						 &r->res[i], weight);
@@ -113,6 +117,7 @@ static int score_slice(void *ctx, size_t begin, size_t end, unsigned slot)
 						  b->test->nrows, &r->res[i], weight);
 			}
 			rv_novelty_attribute(m, wk->nratio, &r->res[i], weight);
+			rv_level_attribute(m, wk->lratio, &r->res[i], weight);
 			if (r->res[i].anomaly || r->res[i].flags)
 				r->subsystem[i] = rv_rank_channels(m->nchan, b->chan_sub, weight,
 								   wk->rk, r->rank + i * m->nchan);
@@ -145,6 +150,7 @@ static void block_free(struct block *b)
 		free(b->w[t].fscratch);
 		free(b->w[t].raw);
 		free(b->w[t].nratio);
+		free(b->w[t].lratio);
 		free(b->w[t].rk);
 		rv_ens_scratch_free(b->w[t].scratch);
 	}
@@ -180,10 +186,12 @@ static int block_alloc(struct block *b, const struct rv_model *m, unsigned threa
 			return -ENOMEM;
 		b->w[t].raw = malloc(RV_ENS_BATCH * (nraw ? nraw : 1) * sizeof(float));
 		b->w[t].nratio = malloc((m->nov.n ? m->nov.n : 1) * sizeof(double));
+		b->w[t].lratio = malloc((m->lvl.n ? m->lvl.n : 1) * sizeof(double));
 		b->w[t].rk = malloc(m->nchan * sizeof(struct rv_ranked));
 		if (rv_ens_scratch_new(m->ens, &b->w[t].scratch) != 0)
 			return -ENOMEM;
-		if (!b->w[t].raw || !b->w[t].nratio || !b->w[t].rk || !b->w[t].scratch)
+		if (!b->w[t].raw || !b->w[t].nratio || !b->w[t].lratio || !b->w[t].rk ||
+		    !b->w[t].scratch)
 			return -ENOMEM;
 	}
 	return 0;
@@ -195,6 +203,7 @@ static void count_window(struct rv_detect_stats *st, const struct rv_ens_result 
 		return;
 	st->windows++;
 	st->novel_flagged += res->novel != 0;
+	st->level_flagged += res->leveled != 0;
 	for (int d = 0; d < RV_DET_MAX; d++)
 		st->det_flagged[d] += (res->flags >> d) & 1u;
 }
