@@ -534,14 +534,17 @@ def job_slowed(computes, plan, incidents):
 
 def read_causes(db):
     """Incident id -> the rule ids of its likely causes, best first, from the
-    agent's store (the ranking of its last explanation); {} without one."""
+    agent's store (the ranking of its last explanation; the cross-layer
+    notes, rules of another subsystem, are no causes); {} without one."""
     if not db or not os.path.exists(db):
         return {}
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
+        cols = [r[1] for r in con.execute("PRAGMA table_info(incident_causes)")]
+        where = " WHERE role <> 'note'" if "role" in cols else ""
         out = {}
-        for iid, rule in con.execute("SELECT incident_id, rule_id FROM incident_causes "
-                                     "ORDER BY incident_id, rank"):
+        for iid, rule in con.execute("SELECT incident_id, rule_id FROM incident_causes"
+                                     + where + " ORDER BY incident_id, rank"):
             out.setdefault(iid, []).append(rule)
         return out
     finally:
@@ -1593,9 +1596,10 @@ def self_test():
         db = os.path.join(d, "s.db")
         con = sqlite3.connect(db)
         con.execute("CREATE TABLE incident_causes (incident_id INTEGER, rank INTEGER, "
-                    "rule_id TEXT, title TEXT, confidence REAL)")
-        con.executemany("INSERT INTO incident_causes VALUES (?, ?, ?, '', 0.5)",
-                        [(4, 1, "b"), (4, 0, "a"), (5, 0, "c")])
+                    "rule_id TEXT, title TEXT, confidence REAL, role TEXT)")
+        con.executemany("INSERT INTO incident_causes VALUES (?, ?, ?, '', 0.5, ?)",
+                        [(4, 1, "b", "cause"), (4, 0, "a", "onset"), (5, 0, "c", "cause"),
+                         (5, 1, "n", "note")])
         con.commit()
         con.close()
         got = read_causes(db)

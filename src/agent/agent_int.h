@@ -37,12 +37,21 @@ enum agent_state { AGENT_LEARNING, AGENT_DETECTING };
 /* Where a sink failed: counted per sink, reported once until it recovers. */
 enum agent_sink { SINK_STORE, SINK_EVENTS, SINK_RECORD, SINK_MODEL, SINK_COUNT };
 
+/* The causes an incident's onset decided (explain.c): they stay its first
+ * causes whatever the later explanations match. */
+struct agent_onset {
+	int decided;                       /* the onset was explained */
+	size_t n;
+	struct rv_store_cause cause[RV_STORE_CAUSE_MAX];
+};
+
 /* An open incident as last reported. */
 struct agent_open {
 	struct rv_store_incident inc;      /* its id, summary and last cause */
 	double written_ts;                 /* data time it was last written */
 	double explained_ts;               /* data time it was last explained */
 	double whose_ts;                   /* data time its consumers were last asked for */
+	struct agent_onset onset;
 };
 
 struct agent_source_stat {
@@ -163,14 +172,37 @@ struct agent {
 struct rv_details;
 int rv_agent_explain_alloc(struct agent *a);   /* buffers sized by the ring */
 void rv_agent_explain_free(struct agent *a);
+/*
+ * The causes of an explanation as the store keeps them: the onset's causes
+ * first (role onset, as they were decided, whether or not they match now),
+ * then the current matches (cur, ncur: ranked, as rv_kb_match wrote them)
+ * that may be its cause (rv_kb_cause_of the incident's subsystem sub) and
+ * are not among them (role cause, or onset when decide is set: the onset
+ * is being decided now), then those of another subsystem (role note); at
+ * most RV_STORE_CAUSE_MAX in out. Returns how many.
+ */
+size_t rv_agent_rank_causes(const struct agent_onset *onset, const struct rv_kb_match *cur,
+			    size_t ncur, const char *sub, int decide, struct rv_store_cause *out);
+/*
+ * Works out the details of incident inc (its top signals and subsystem
+ * already filled) into *det, borrowing from *d (which the caller frees
+ * with rv_details_free after the store took det), and sets inc's likely
+ * cause: the first of its causes (rv_agent_rank_causes), none when only
+ * notes matched. onset: what the incident's onset decided, updated when
+ * decide is set (the onset is over, or the incident closes undecided);
+ * NULL for an incident never reported open, whose causes are all its
+ * onset's. Returns 0, or a negative errno when there is nothing to
+ * explain from (no model yet, an empty ring) or no memory.
+ */
 int rv_agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_details *d,
-		     struct rv_store_details *det);
+		     struct rv_store_details *det, struct agent_onset *onset, int decide);
 /* For an open incident at data time ts (prev: as last reported, NULL when
- * fresh): explains it when fresh or every EXPLAIN_UPDATE_S (returns 1: det
- * filled, free d after use), else carries the last cause over (returns 0,
- * d zeroed). */
-int rv_agent_explain_open(struct agent *a, struct rv_store_incident *inc, double ts,
-			  struct agent_open *prev, struct rv_details *d,
+ * fresh; cur: what is being reported now, its onset carried over):
+ * explains it when fresh, when its onset just ended undecided (onset_done)
+ * or every EXPLAIN_UPDATE_S (returns 1: det filled, free d after use),
+ * else carries the last cause over (returns 0, d zeroed). */
+int rv_agent_explain_open(struct agent *a, struct agent_open *cur, double ts,
+			  const struct agent_open *prev, int onset_done, struct rv_details *d,
 			  struct rv_store_details *det);
 /* The likely cause of the last explanation, from `from` into inc (only
  * the main thread writes either). */

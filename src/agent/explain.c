@@ -104,21 +104,90 @@ static void clean_baseline(const struct agent *a, const struct rv_store_incident
 				  &o->base_to);
 }
 
-/*
- * Works out the details of incident inc (its top signals already filled)
- * into *det, borrowing from *d (which the caller frees with
- * rv_details_free after the store took det), and sets inc's likely cause.
- * Returns 0, or a negative errno when there is nothing to explain from
- * (no model yet, an empty ring) or no memory.
- */
+static int has_rule(const struct rv_store_cause *c, size_t n, const char *id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(c[i].rule_id, id) == 0)
+			return 1;
+	return 0;
+}
+
+static void put_cause(struct rv_store_cause *c, const struct rv_kb_match *m,
+		      enum rv_store_role role)
+{
+	snprintf(c->rule_id, sizeof(c->rule_id), "%s", rv_kb_rule_id(m->rule));
+	snprintf(c->title, sizeof(c->title), "%s", rv_kb_rule_title(m->rule));
+	c->confidence = m->confidence;
+	c->role = role;
+}
+
+size_t rv_agent_rank_causes(const struct agent_onset *onset, const struct rv_kb_match *cur,
+			    size_t ncur, const char *sub, int decide, struct rv_store_cause *out)
+{
+	int decided = onset && onset->decided;
+	size_t n = 0;
+
+	for (size_t i = 0; decided && i < onset->n && n < RV_STORE_CAUSE_MAX; i++) {
+		out[n] = onset->cause[i];
+		out[n++].role = RV_STORE_ROLE_ONSET;
+	}
+	for (size_t m = 0; m < ncur && n < RV_STORE_CAUSE_MAX; m++)
+		if (rv_kb_cause_of(cur[m].rule, sub) && !has_rule(out, n, rv_kb_rule_id(cur[m].rule)))
+			put_cause(&out[n++], &cur[m],
+				  !decided && decide ? RV_STORE_ROLE_ONSET : RV_STORE_ROLE_CAUSE);
+	for (size_t m = 0; m < ncur && n < RV_STORE_CAUSE_MAX; m++)
+		if (!rv_kb_cause_of(cur[m].rule, sub))
+			put_cause(&out[n++], &cur[m], RV_STORE_ROLE_NOTE);
+	return n;
+}
+
+/* Keeps the onset's causes (those of role onset) once it is decided. */
+static void decide_onset(struct agent_onset *onset, const struct rv_store_details *det)
+{
+	if (onset->decided)
+		return;
+	onset->decided = 1;
+	onset->n = 0;
+	for (size_t i = 0; i < det->ncauses; i++)
+		if (det->causes[i].role == RV_STORE_ROLE_ONSET)
+			onset->cause[onset->n++] = det->causes[i];
+}
+
+/* The evidence, plots and stretches of d into det (the store's shape). */
+static void fill_details(struct agent *a, const struct rv_store_incident *inc,
+			 const struct rv_details *d, struct rv_store_details *det)
+{
+	const char *top[RV_STORE_SIG_MAX];
+	size_t nkeep;
+
+	for (size_t i = 0; i < inc->nsig; i++)
+		top[i] = inc->sig[i].name;
+	det->base_from = d->base_from;
+	det->base_to = d->base_to;
+	det->start_ts = d->start_ts;
+	det->end_ts = d->end_ts;
+	nkeep = rv_details_keep(&d->ev, top, inc->nsig, a->ex_idx, RV_STORE_EV_MAX);
+	for (size_t i = 0; i < nkeep; i++)
+		a->ex_ev[i] = store_ev(&d->ev.sig[a->ex_idx[i]]);
+	det->nev = nkeep;
+	det->ev = a->ex_ev;
+	for (size_t i = 0; i < d->nseries && i < RV_STORE_SERIES_MAX; i++) {
+		struct rv_store_series *s = &det->series[det->nseries++];
+		snprintf(s->name, sizeof(s->name), "%s", d->series[i].name);
+		s->n = d->series[i].n < RV_STORE_SERIES_POINTS ? d->series[i].n
+							       : RV_STORE_SERIES_POINTS;
+		s->ts = d->series[i].ts;
+		s->v = d->series[i].v;
+	}
+}
+
 int rv_agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_details *d,
-		     struct rv_store_details *det)
+		     struct rv_store_details *det, struct agent_onset *onset, int decide)
 {
 	const char *top[RV_STORE_SIG_MAX];
 	struct rv_ev_source src;
 	struct rv_details_opts o;
 	struct rv_err err;
-	size_t nkeep;
 	int rc;
 
 	memset(det, 0, sizeof(*det));
@@ -146,32 +215,14 @@ int rv_agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_d
 			rv_err_text(&err, rc));
 		return rc;
 	}
-	det->base_from = d->base_from;
-	det->base_to = d->base_to;
-	det->start_ts = d->start_ts;
-	det->end_ts = d->end_ts;
-	nkeep = rv_details_keep(&d->ev, top, inc->nsig, a->ex_idx, RV_STORE_EV_MAX);
-	for (size_t i = 0; i < nkeep; i++)
-		a->ex_ev[i] = store_ev(&d->ev.sig[a->ex_idx[i]]);
-	det->nev = nkeep;
-	det->ev = a->ex_ev;
-	for (size_t i = 0; i < d->nseries && i < RV_STORE_SERIES_MAX; i++) {
-		struct rv_store_series *s = &det->series[det->nseries++];
-		snprintf(s->name, sizeof(s->name), "%s", d->series[i].name);
-		s->n = d->series[i].n < RV_STORE_SERIES_POINTS ? d->series[i].n
-							       : RV_STORE_SERIES_POINTS;
-		s->ts = d->series[i].ts;
-		s->v = d->series[i].v;
-	}
-	for (size_t m = 0; m < d->nmatch && m < RV_STORE_CAUSE_MAX; m++) {
-		struct rv_store_cause *c = &det->causes[det->ncauses++];
-		snprintf(c->rule_id, sizeof(c->rule_id), "%s", rv_kb_rule_id(d->match[m].rule));
-		snprintf(c->title, sizeof(c->title), "%s", rv_kb_rule_title(d->match[m].rule));
-		c->confidence = d->match[m].confidence;
-	}
+	fill_details(a, inc, d, det);
+	det->ncauses = rv_agent_rank_causes(onset, d->match, d->nmatch, inc->subsystem,
+					    !onset || decide, det->causes);
+	if (onset && decide)
+		decide_onset(onset, det);
 	inc->cause[0] = inc->cause_title[0] = '\0';
 	inc->cause_confidence = NAN;
-	if (det->ncauses) {
+	if (det->ncauses && det->causes[0].role != RV_STORE_ROLE_NOTE) {
 		memcpy(inc->cause, det->causes[0].rule_id, sizeof(inc->cause));
 		memcpy(inc->cause_title, det->causes[0].title, sizeof(inc->cause_title));
 		inc->cause_confidence = det->causes[0].confidence;
@@ -179,20 +230,20 @@ int rv_agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_d
 	return 0;
 }
 
-int rv_agent_explain_open(struct agent *a, struct rv_store_incident *inc, double ts,
-			  struct agent_open *prev, struct rv_details *d,
+int rv_agent_explain_open(struct agent *a, struct agent_open *cur, double ts,
+			  const struct agent_open *prev, int onset_done, struct rv_details *d,
 			  struct rv_store_details *det)
 {
+	int decide = onset_done && !cur->onset.decided;
+
 	memset(d, 0, sizeof(*d));
-	if (!prev || ts - prev->explained_ts >= EXPLAIN_UPDATE_S) {
-		if (prev)
-			prev->explained_ts = ts;
-		return rv_agent_explain(a, inc, d, det) == 0;
+	if (!prev || decide || ts - prev->explained_ts >= EXPLAIN_UPDATE_S) {
+		cur->explained_ts = ts;
+		return rv_agent_explain(a, &cur->inc, d, det, &cur->onset, decide) == 0;
 	}
-	rv_agent_carry_cause(inc, &prev->inc);
+	rv_agent_carry_cause(&cur->inc, &prev->inc);
 	return 0;
 }
-
 void rv_agent_carry_cause(struct rv_store_incident *inc, const struct rv_store_incident *from)
 {
 	memcpy(inc->cause, from->cause, sizeof(inc->cause));

@@ -143,14 +143,16 @@ static int report_open(struct agent *a, const struct rv_incident *open, double t
 		cur.whose_ts = ts;
 	}
 	cur.written_ts = prev ? prev->written_ts : ts;
-	cur.explained_ts = ts;
+	cur.explained_ts = prev ? prev->explained_ts : ts;
+	memset(&cur.onset, 0, sizeof(cur.onset));
+	if (prev)
+		cur.onset = prev->onset;
+	/* the onset's causes are decided as soon as the onset ends */
+	write |= open->onset_done && !cur.onset.decided;
 	if (write) {
-		have = rv_agent_explain_open(a, &cur.inc, ts, prev, &d, &det);
+		have = rv_agent_explain_open(a, &cur, ts, prev, open->onset_done, &d, &det);
 		cur.written_ts = ts;
-		if (prev)
-			cur.explained_ts = prev->explained_ts;
 	} else {
-		cur.explained_ts = prev->explained_ts;
 		rv_agent_carry_cause(&cur.inc, &prev->inc);
 	}
 	pthread_mutex_lock(&a->mu);
@@ -185,8 +187,12 @@ void rv_agent_incidents_after_push(struct agent *a, double ts)
 		struct rv_store_details det;
 		int have;
 
+		struct agent_open *was = find_open(a, in->id);
+
 		fill_incident(a, in, 0, &s);
-		have = rv_agent_explain(a, &s, &d, &det) == 0;
+		/* an onset not decided yet is decided now, on the whole incident */
+		have = rv_agent_explain(a, &s, &d, &det, was ? &was->onset : NULL,
+					was && !was->onset.decided) == 0;
 		remember_closed(a, &s, in->subsystem);
 		rv_agent_report_incident(a, &s, "close", have ? &det : NULL);
 		rv_details_free(&d);

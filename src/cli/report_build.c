@@ -177,11 +177,22 @@ static int explain_stored(struct rv_pool *pl, struct rv_store *st, const struct 
 	}
 	rc = evidence_of_stored(&d, &ev);
 	if (rc == 0) {
+		struct rv_report_onset onset[RV_STORE_CAUSE_MAX];
+		size_t nonset = 0;
+
+		/* the causes the agent decided on the onset stay first */
+		for (size_t i = 0; i < d.ncauses; i++)
+			if (d.causes[i].role == RV_STORE_ROLE_ONSET)
+				onset[nonset++] = (struct rv_report_onset){
+					.id = rv_pool_printf(pl, "%.*s",
+							     (int)sizeof(d.causes[i].rule_id),
+							     d.causes[i].rule_id),
+					.confidence = d.causes[i].confidence };
 		ev.base_from = d.base_from;
 		ev.base_to = d.base_to;
 		nmatch = rv_kb_match(kb, &ev, rv_details_defaults(0).min_confidence, match,
 				     RV_KB_MATCH_MAX);
-		rv_report_fill_explained(pl, r, in, &ev, match, nmatch);
+		rv_report_fill_explained(pl, r, in, &ev, kb, match, nmatch, onset, nonset);
 		struct rv_report_series *ser = rv_pool_zalloc(pl, d.nseries, sizeof(*ser));
 		for (size_t i = 0; ser && i < d.nseries; i++)
 			rv_report_add_series(pl, &ser[i], d.series[i].name, d.series[i].n, d.series[i].ts,

@@ -463,6 +463,91 @@ static void apply_yields(struct rv_kb_match *out, size_t n)
 	}
 }
 
+int rv_kb_cause_of(const struct rv_kb_rule *r, const char *sub)
+{
+	if (!r || !sub || strcmp(sub, "other") == 0 || strcmp(r->subsystem, "other") == 0)
+		return 1;
+	return strcmp(r->subsystem, sub) == 0;
+}
+
+size_t rv_kb_split(const struct rv_kb_match *m, size_t n, const char *sub,
+		   struct rv_kb_match *cause, struct rv_kb_match *note, size_t *nnote)
+{
+	size_t nc = 0;
+
+	*nnote = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (rv_kb_cause_of(m[i].rule, sub))
+			cause[nc++] = m[i];
+		else
+			note[(*nnote)++] = m[i];
+	}
+	return nc;
+}
+
+/* How close rule r came on ev (it did not fire): *out filled; 0 when no
+ * required item held and no exclude did (nothing to say). */
+static int near_rule(const struct rv_kb_rule *r, const struct rv_evidence *ev,
+		     struct rv_kb_near *out)
+{
+	struct held h;
+
+	memset(out, 0, sizeof(*out));
+	out->rule = r;
+	for (size_t i = 0; i < r->nitems; i++) {
+		const struct kb_item *it = &r->items[i];
+
+		if (it->section == KB_EXCLUDE && !out->excluded_by && item_holds(r, it, ev, &h))
+			out->excluded_by = h.c->what;
+		if (it->section != KB_REQUIRE)
+			continue;
+		out->required++;
+		if (item_holds(r, it, ev, &h))
+			out->held++;
+		else if (!out->missing)
+			out->missing = r->conds[it->first].what;
+	}
+	return out->held > 0 || out->excluded_by;
+}
+
+/* 1 when a is closer to firing than b: a larger share of its required
+ * items held (cross-multiplied: no division). */
+static int closer(const struct rv_kb_near *a, const struct rv_kb_near *b)
+{
+	return a->held * b->required > b->held * a->required;
+}
+
+size_t rv_kb_near(const struct rv_kb *kb, const struct rv_evidence *ev, const char *sub,
+		  struct rv_kb_near *out, size_t max)
+{
+	struct rv_kb_match m;
+	size_t n = 0;
+
+	if (!kb || !ev || !out || !sub)
+		return 0;
+	if (max > RV_KB_MATCH_MAX)
+		max = RV_KB_MATCH_MAX;
+	for (size_t i = 0; i < kb->n; i++) {
+		const struct rv_kb_rule *r = kb->rule[i];
+		struct rv_kb_near one;
+		size_t pos;
+
+		if (strcmp(r->subsystem, sub) != 0 || match_rule(r, ev, &m) ||
+		    !near_rule(r, ev, &one))
+			continue;
+		pos = n;
+		while (pos > 0 && closer(&one, &out[pos - 1]))
+			pos--;
+		if (pos >= max)
+			continue;
+		if (n < max)
+			n++;
+		memmove(&out[pos + 1], &out[pos], (n - 1 - pos) * sizeof(*out));
+		out[pos] = one;
+	}
+	return n;
+}
+
 /*
  * Decided rules first; then each undecided rule (one with candidates) only
  * when none of its candidates fired: it stands for them while the evidence

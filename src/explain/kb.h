@@ -121,4 +121,45 @@ struct rv_kb_match {
 size_t rv_kb_match(const struct rv_kb *kb, const struct rv_evidence *ev, double min_confidence,
 		   struct rv_kb_match *out, size_t max);
 
+/*
+ * A rule's mechanism lives in one subsystem (its `subsystem:`); an incident
+ * is blamed on one at its onset (incident.h). A rule of another subsystem
+ * that fires on the incident's evidence says what happened as well (the
+ * CPUs busy beside a disk storm), not why this incident happened: it is a
+ * cross-layer note, never its likely cause. A rule of subsystem "other"
+ * (none given) and an incident of subsystem "other" take no side.
+ *
+ * rv_kb_cause_of: 1 when rule r may be the likely cause of an incident of
+ * subsystem sub ("cpu", "gpu", "mem", "net", "storage" or "other").
+ * rv_kb_split: the matches m[0..n) (ranked, as rv_kb_match wrote them)
+ * into those that may be the cause (cause[], returned count) and the
+ * notes (note[], *nnote), each in the order given; cause and note have
+ * room for n each.
+ */
+int rv_kb_cause_of(const struct rv_kb_rule *r, const char *sub);
+size_t rv_kb_split(const struct rv_kb_match *m, size_t n, const char *sub,
+		   struct rv_kb_match *cause, struct rv_kb_match *note, size_t *nnote);
+
+/* A rule that did not fire, and how close it came. */
+struct rv_kb_near {
+	const struct rv_kb_rule *rule;
+	size_t held, required;       /* required items that held, of all */
+	const char *missing;         /* the first required condition that did not
+					hold (its text, "storage.busy_pct* up, value
+					>= 60"), NULL when all held */
+	const char *excluded_by;     /* the first excluding condition that held,
+					NULL when none did */
+};
+
+/*
+ * When no rule of an incident's subsystem fired, what remains: the rules
+ * of subsystem sub that did not fire on ev and of which at least one
+ * required item held or an excluding one did, closest first (the larger
+ * share of their required items held, then rule order). Undecided rules
+ * count as any other. Writes up to max (at most RV_KB_MATCH_MAX) to out
+ * and returns how many; pointers into kb, valid while it lives.
+ */
+size_t rv_kb_near(const struct rv_kb *kb, const struct rv_evidence *ev, const char *sub,
+		  struct rv_kb_near *out, size_t max);
+
 #endif

@@ -252,6 +252,36 @@ void rv_report_share(double share, char *buf, size_t n)
 		snprintf(buf, n, "%.0f %%", share * RV_REPORT_PERCENT);
 }
 
+size_t rv_report_no_cause_text(const struct rv_report *r, const struct rv_report_incident *in,
+			       char *buf, size_t n)
+{
+	const char *sub = in->nsubsys && in->subsys ? rv_report_str(in->subsys[0].name) : "";
+	int named = *sub && strcmp(sub, "other") != 0;
+	int k = snprintf(buf, n, "No %s%srule of the knowledge base (%zu rules) matched this "
+			 "incident. ", named ? sub : "", named ? " " : "", r->nrules);
+
+	if (k < 0 || n == 0)
+		return 0;
+	return (size_t)k < n ? (size_t)k : n - 1;
+}
+
+void rv_report_near_text(const struct rv_report_near *x, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s [%s]: %zu of %zu required signals held%s%s%s%s", rv_report_str(x->title),
+		 rv_report_str(x->id), x->held, x->required, x->missing ? "; lacks " : "",
+		 x->missing ? x->missing : "", x->excluded_by ? "; excluded by " : "",
+		 x->excluded_by ? x->excluded_by : "");
+}
+
+void rv_report_note_text(const struct rv_report_note *x, char *buf, size_t n)
+{
+	char conf[RV_REPORT_CELL];
+
+	rv_report_share(x->confidence, conf, sizeof(conf));
+	snprintf(buf, n, "%s [%s, %s]%s%s", rv_report_str(x->title), rv_report_str(x->id),
+		 rv_report_str(x->subsystem), *conf ? ", confidence " : "", conf);
+}
+
 const char *rv_report_dir_word(int dir)
 {
 	return dir > 0 ? "up" : dir < 0 ? "down" : "within its noise";

@@ -100,6 +100,28 @@ struct rv_report_cause {
 	 * confidence comes from labelled live incidents, first of them */
 	int measured;
 	unsigned measured_first, measured_right;
+	/* decided on the incident's onset (the agent keeps such a cause first
+	 * whatever its later explanations match); onset_only: the evidence
+	 * of the whole incident no longer shows it (no evidence lines) */
+	int onset, onset_only;
+};
+
+/* A rule of another subsystem that fired on the incident's evidence too:
+ * what happened as well, not why this incident happened (kb.h
+ * rv_kb_split). */
+struct rv_report_note {
+	const char *id, *title, *subsystem;
+	double confidence;
+};
+
+/* When no rule of the incident's subsystem fired: one of that subsystem's
+ * rules, how close it came and what it lacked (kb.h rv_kb_near). */
+struct rv_report_near {
+	const char *id, *title;
+	size_t held, required;            /* required items that held, of all */
+	const char *missing;              /* the first required condition that did
+					     not hold, or NULL */
+	const char *excluded_by;          /* the excluding condition that held, or NULL */
 };
 
 /* Whose workload: a process or cgroup that took the incident's resource
@@ -148,7 +170,14 @@ struct rv_report_incident {
 	size_t nseries;
 	const struct rv_report_series *series;   /* plots, in signal order */
 	size_t ncauses;
-	const struct rv_report_cause *causes;    /* highest confidence first; 0: no rule matched */
+	const struct rv_report_cause *causes;    /* the onset's first, then highest confidence
+						    first; 0: no rule of the incident's
+						    subsystem matched */
+	size_t nnotes;
+	const struct rv_report_note *notes;      /* other subsystems' rules that fired too */
+	size_t nnear;
+	const struct rv_report_near *near;       /* no cause: its subsystem's rules that came
+						    closest, closest first */
 	size_t nchain;
 	const struct rv_report_step *chain;      /* time order; shown when >= 2 steps */
 	const char *note;           /* "" or a sentence (e.g. why there are no plots) */

@@ -77,8 +77,52 @@ static const char *candidates_text(struct rv_pool *pl, const struct rv_kb_rule *
 	return t ? t : "";
 }
 
+/* The onset's causes first (those not matched now from the rule alone,
+ * onset_only), then the other matches; onset[k].id of a rule the kb lacks
+ * (an operator removed it) is left out. */
+static size_t order_causes(const struct rv_kb *kb, const struct rv_kb_match *match, size_t n,
+			   const struct rv_report_onset *onset, size_t nonset,
+			   struct rv_kb_match *out, unsigned char *flag)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < nonset && k < RV_KB_MATCH_MAX; i++) {
+		size_t m = 0;
+
+		if (!onset[i].id)
+			continue;
+		while (m < n && strcmp(rv_kb_rule_id(match[m].rule), onset[i].id) != 0)
+			m++;
+		if (m < n) {
+			out[k] = match[m];
+			flag[k++] = 1;
+			continue;
+		}
+		for (size_t j = 0; kb && j < rv_kb_count(kb); j++)
+			if (strcmp(rv_kb_rule_id(rv_kb_get(kb, j)), onset[i].id) == 0) {
+				out[k] = (struct rv_kb_match){ .rule = rv_kb_get(kb, j),
+							       .confidence = onset[i].confidence };
+				flag[k++] = 2;
+				break;
+			}
+	}
+	for (size_t m = 0; m < n && k < RV_KB_MATCH_MAX; m++) {
+		int dup = 0;
+
+		for (size_t i = 0; i < k; i++)
+			dup |= out[i].rule == match[m].rule;
+		if (!dup) {
+			out[k] = match[m];
+			flag[k++] = 0;
+		}
+	}
+	return k;
+}
+
+/* flag[m]: 0 a cause matched now, 1 decided on the onset and matched now,
+ * 2 decided on the onset and not matched now (flag may be NULL: all 0). */
 static void fill_causes(struct rv_pool *pl, struct rv_report_incident *r,
-			const struct rv_kb_match *match, size_t nmatch)
+			const struct rv_kb_match *match, size_t nmatch, const unsigned char *flag)
 {
 	struct rv_report_cause *c = rv_pool_zalloc(pl, nmatch, sizeof(*c));
 
@@ -102,6 +146,8 @@ static void fill_causes(struct rv_pool *pl, struct rv_report_incident *r,
 		c[m].decided_by = rv_kb_rule_decided_by(rule);
 		c[m].measured = rv_kb_rule_measured(rule, &c[m].measured_first,
 						    &c[m].measured_right);
+		c[m].onset = flag && flag[m] != 0;
+		c[m].onset_only = flag && flag[m] == 2;
 		for (size_t e = 0; e < match[m].nev; e++) {
 			const struct rv_kb_evidence *x = &match[m].ev[e];
 			const struct rv_evidence_sig *s = x->sig;
@@ -177,12 +223,60 @@ static void fill_chain(struct rv_pool *pl, struct rv_report_incident *r,
 	r->chain = out;
 }
 
+static void fill_notes(struct rv_pool *pl, struct rv_report_incident *r,
+		       const struct rv_kb_match *note, size_t n)
+{
+	struct rv_report_note *o = n ? rv_pool_zalloc(pl, n, sizeof(*o)) : NULL;
+
+	if (!o)
+		return;
+	for (size_t i = 0; i < n; i++)
+		o[i] = (struct rv_report_note){ .id = rv_kb_rule_id(note[i].rule),
+						.title = rv_kb_rule_title(note[i].rule),
+						.subsystem = rv_kb_rule_subsystem(note[i].rule),
+						.confidence = note[i].confidence };
+	r->nnotes = n;
+	r->notes = o;
+}
+
+static void fill_near(struct rv_pool *pl, struct rv_report_incident *r, const struct rv_kb *kb,
+		      const struct rv_evidence *ev, const char *sub)
+{
+	struct rv_kb_near near[RV_KB_MATCH_MAX];
+	size_t n = rv_kb_near(kb, ev, sub, near, RV_KB_MATCH_MAX);
+	struct rv_report_near *o = n ? rv_pool_zalloc(pl, n, sizeof(*o)) : NULL;
+
+	if (!o)
+		return;
+	for (size_t i = 0; i < n; i++)
+		o[i] = (struct rv_report_near){ .id = rv_kb_rule_id(near[i].rule),
+						.title = rv_kb_rule_title(near[i].rule),
+						.held = near[i].held, .required = near[i].required,
+						.missing = near[i].missing,
+						.excluded_by = near[i].excluded_by };
+	r->nnear = n;
+	r->near = o;
+}
+
 void rv_report_fill_explained(struct rv_pool *pl, struct rv_report_incident *r,
 			      const struct rv_report_in *in, const struct rv_evidence *ev,
-			      const struct rv_kb_match *match, size_t nmatch)
+			      const struct rv_kb *kb, const struct rv_kb_match *match,
+			      size_t nmatch, const struct rv_report_onset *onset, size_t nonset)
 {
-	rv_report_fill_signals(pl, r, in, ev, match, nmatch);
-	fill_causes(pl, r, match, nmatch);
+	const char *sub = in->nsub && in->sub[0].name ? in->sub[0].name : "other";
+	struct rv_kb_match cause[RV_KB_MATCH_MAX], note[RV_KB_MATCH_MAX], ranked[RV_KB_MATCH_MAX];
+	unsigned char flag[RV_KB_MATCH_MAX];
+	size_t nn, nc, nr;
+
+	if (nmatch > RV_KB_MATCH_MAX)
+		nmatch = RV_KB_MATCH_MAX;
+	nc = rv_kb_split(match, nmatch, sub, cause, note, &nn);
+	nr = order_causes(kb, cause, nc, onset, nonset, ranked, flag);
+	rv_report_fill_signals(pl, r, in, ev, ranked, nr);
+	fill_causes(pl, r, ranked, nr, flag);
+	fill_notes(pl, r, note, nn);
+	if (nr == 0 && kb && ev)
+		fill_near(pl, r, kb, ev, sub);
 	fill_chain(pl, r, in, ev, match, nmatch);
 }
 
@@ -410,7 +504,7 @@ static int explain_offline(struct rv_pool *pl, const struct rv_ev_source *src,
 	if (rc < 0)
 		return rv_err_set(err, rc, "incident %llu: %s", (unsigned long long)in->id,
 				  rv_err_text(&derr, rc));
-	rv_report_fill_explained(pl, r, in, &d.ev, d.match, d.nmatch);
+	rv_report_fill_explained(pl, r, in, &d.ev, kb, d.match, d.nmatch, NULL, 0);
 	rv_report_set_consumers(pl, r, NULL, 0);   /* offline data: no process was measured */
 	struct rv_report_series *ser = rv_pool_zalloc(pl, d.nseries, sizeof(*ser));
 	for (size_t i = 0; ser && i < d.nseries; i++)

@@ -84,11 +84,27 @@ void rv_report_fill_signals(struct rv_pool *pl, struct rv_report_incident *r,
 			    const struct rv_report_in *in, const struct rv_evidence *ev,
 			    const struct rv_kb_match *match, size_t nmatch);
 
-/* Signals, likely causes and the cross-layer chain from evidence ev and
- * the knowledge base's matches. */
+/* A likely cause the agent decided on an incident's onset (the store's
+ * role onset). */
+struct rv_report_onset {
+	const char *id;
+	double confidence;
+};
+
+/*
+ * Signals, likely causes, cross-layer notes and the chain from evidence ev
+ * and the knowledge base's matches (ranked, as rv_kb_match wrote them).
+ * The matches of a rule of the incident's subsystem (in's first) are its
+ * causes, those of another subsystem notes (kb.h rv_kb_split). onset
+ * (nonset, may be 0): the causes the agent decided on the incident's
+ * onset, shown first in their order, with their stored confidence when
+ * the evidence no longer shows them. With no cause and a kb, the
+ * subsystem's rules that came closest (rv_kb_near). kb may be NULL.
+ */
 void rv_report_fill_explained(struct rv_pool *pl, struct rv_report_incident *r,
 			      const struct rv_report_in *in, const struct rv_evidence *ev,
-			      const struct rv_kb_match *match, size_t nmatch);
+			      const struct rv_kb *kb, const struct rv_kb_match *match,
+			      size_t nmatch, const struct rv_report_onset *onset, size_t nonset);
 
 /*
  * Whose workload: the n consumers c (borrowed; they must outlive the

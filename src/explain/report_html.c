@@ -236,9 +236,12 @@ static void cause_item(FILE *f, const struct rv_report_cause *c)
 	char conf[RV_REPORT_CELL];
 	rv_report_share(c->confidence, conf, sizeof(conf));
 	tag_text(f, "<li><h4>", c->title, "");
-	fprintf(f, " <span class=\"conf\">confidence %s</span></h4>\n", *conf ? conf : "?");
+	fprintf(f, " <span class=\"conf\">confidence %s%s</span></h4>\n", *conf ? conf : "?",
+		c->onset ? ", decided at the onset" : "");
 	tag_text(f, "<p class=\"rule\">rule <code>", c->id, "</code>");
 	tag_text(f, ", ", c->subsystem, "</p>\n");
+	if (c->onset_only)
+		fputs("<p class=\"onset\">" RV_REPORT_ONSET_ONLY "</p>\n", f);
 	if (*rv_report_str(c->cause))
 		tag_text(f, "<p>", c->cause, "</p>\n");
 	if (c->measured)
@@ -273,9 +276,11 @@ static void cause_item(FILE *f, const struct rv_report_cause *c)
 static void no_cause(FILE *f, const struct rv_report *r, const struct rv_report_incident *in)
 {
 	size_t n = in->signals ? in->nsignals : 0;
+	char buf[RV_REPORT_CELL * 8];
+
 	n = n < 3 ? n : 3;
-	fprintf(f, "<p class=\"nomatch\">No rule of the knowledge base (%zu rules) matched this "
-		"incident. ", r->nrules);
+	rv_report_no_cause_text(r, in, buf, sizeof(buf));
+	tag_text(f, "<p class=\"nomatch\">", buf, "");
 	if (n == 0)
 		fputs("No signal stood out either: look at the detectors' scores and the host's "
 		      "logs for the time range.", f);
@@ -289,6 +294,30 @@ static void no_cause(FILE *f, const struct rv_report *r, const struct rv_report_
 		tag_text(f, "", c.change, ")");
 	}
 	fputs(n ? ".</p>\n" : "</p>\n", f);
+	if (in->near && in->nnear) {
+		fputs("<p>Closest rules, and what they lacked:</p>\n<ul class=\"near\">\n", f);
+		for (size_t i = 0; i < in->nnear; i++) {
+			rv_report_near_text(&in->near[i], buf, sizeof(buf));
+			tag_text(f, "<li>", buf, "</li>\n");
+		}
+		fputs("</ul>\n", f);
+	}
+}
+
+/* Rules of other subsystems that fired too. */
+static void notes(FILE *f, const struct rv_report_incident *in)
+{
+	char buf[RV_REPORT_CELL * 8];
+
+	if (!in->notes || !in->nnotes)
+		return;
+	fputs("<p>Also seen (other subsystems' rules, not the cause of this incident):</p>\n"
+	      "<ul class=\"notes\">\n", f);
+	for (size_t i = 0; i < in->nnotes; i++) {
+		rv_report_note_text(&in->notes[i], buf, sizeof(buf));
+		tag_text(f, "<li>", buf, "</li>\n");
+	}
+	fputs("</ul>\n", f);
 }
 
 static void causes(FILE *f, const struct rv_report *r, const struct rv_report_incident *in)
@@ -297,12 +326,14 @@ static void causes(FILE *f, const struct rv_report *r, const struct rv_report_in
 	fprintf(f, "<h3>Likely cause%s</h3>\n", n == 1 ? "" : "s");
 	if (n == 0) {
 		no_cause(f, r, in);
+		notes(f, in);
 		return;
 	}
 	fputs("<ol class=\"causes\">\n", f);
 	for (size_t i = 0; i < n; i++)
 		cause_item(f, &in->causes[i]);
 	fputs("</ol>\n", f);
+	notes(f, in);
 }
 
 /* "incident 12", a link to its card when the page has it. */

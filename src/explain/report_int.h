@@ -70,6 +70,20 @@ int rv_report_linked(const struct rv_report_incident *in);
  * "4.0 s after it began" or "". */
 void rv_report_link_note(const struct rv_report_link *l, char *buf, size_t n);
 
+/* A cause decided on the incident's onset that the whole incident's
+ * evidence no longer shows. */
+#define RV_REPORT_ONSET_ONLY "Decided when the incident began (its onset); the evidence " \
+	"of the whole incident no longer shows it."
+/* "No storage rule of the knowledge base (24 rules) matched this incident. "
+ * into buf; returns its length (as snprintf, cut to n). */
+size_t rv_report_no_cause_text(const struct rv_report *r, const struct rv_report_incident *in,
+			       char *buf, size_t n);
+/* "Title [id]: 1 of 2 required signals held; lacks COND; excluded by
+ * COND" as plain text. */
+void rv_report_near_text(const struct rv_report_near *x, char *buf, size_t n);
+/* "Title [id, cpu], confidence 82 %" as plain text. */
+void rv_report_note_text(const struct rv_report_note *x, char *buf, size_t n);
+
 /* Columns s takes on a terminal: one per code point. */
 size_t rv_report_width(const char *s);
 

@@ -122,6 +122,9 @@ static void json_cause(FILE *f, const void *item)
 	kv_str(f, "title", c->title);
 	kv_str(f, "subsystem", c->subsystem);
 	kv_num(f, "confidence", c->confidence);
+	fprintf(f, ",\"onset\":%s", c->onset ? "true" : "false");
+	if (c->onset_only)
+		fputs(",\"onset_only\":true", f);
 	kv_str(f, "cause", c->cause);
 	if (c->measured)
 		fprintf(f, ",\"measured\":{\"first\":%u,\"right\":%u}", c->measured_first,
@@ -142,6 +145,27 @@ static void json_cause(FILE *f, const void *item)
 	}
 	fputc(']', f);
 	kv_str(f, "fix", c->fix);
+}
+
+static void json_note(FILE *f, const void *item)
+{
+	const struct rv_report_note *n = item;
+	key(f, "id", 1);
+	rv_json_fput_str(f, n->id);
+	kv_str(f, "title", n->title);
+	kv_str(f, "subsystem", n->subsystem);
+	kv_num(f, "confidence", n->confidence);
+}
+
+static void json_near(FILE *f, const void *item)
+{
+	const struct rv_report_near *n = item;
+	key(f, "id", 1);
+	rv_json_fput_str(f, n->id);
+	kv_str(f, "title", n->title);
+	fprintf(f, ",\"held\":%zu,\"required\":%zu", n->held, n->required);
+	kv_str(f, "missing", n->missing);
+	kv_str(f, "excluded_by", n->excluded_by);
 }
 
 static void json_step(FILE *f, const void *item)
@@ -245,6 +269,8 @@ static void json_incident(FILE *f, const struct rv_report_incident *in, int summ
 		list(f, "signals", in->signals, in->nsignals, sizeof(*in->signals), json_signal);
 		list(f, "series", in->series, in->nseries, sizeof(*in->series), json_series);
 		list(f, "causes", in->causes, in->ncauses, sizeof(*in->causes), json_cause);
+		list(f, "notes", in->notes, in->nnotes, sizeof(*in->notes), json_note);
+		list(f, "near", in->near, in->nnear, sizeof(*in->near), json_near);
 		list(f, "chain", in->chain, in->nchain, sizeof(*in->chain), json_step);
 		list(f, "consumers", in->consumers, in->nconsumers, sizeof(*in->consumers),
 		     json_consumer);

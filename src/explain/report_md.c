@@ -262,7 +262,10 @@ static void md_cause(FILE *f, size_t i, const struct rv_report_cause *c)
 	md_code(f, c->id, 0);
 	fputs(", ", f);
 	md_text(f, c->subsystem, 0);
-	fprintf(f, "): confidence %s\n", *conf ? conf : "?");
+	fprintf(f, "): confidence %s%s\n", *conf ? conf : "?",
+		c->onset ? ", decided at the onset" : "");
+	if (c->onset_only)
+		fputs("\n   " RV_REPORT_ONSET_ONLY "\n", f);
 	if (*rv_report_str(c->cause)) {
 		fputs("\n   ", f);
 		md_text(f, c->cause, 0);
@@ -299,8 +302,11 @@ static void md_cause(FILE *f, size_t i, const struct rv_report_cause *c)
 static void md_no_cause(FILE *f, const struct rv_report *r, const struct rv_report_incident *in)
 {
 	size_t n = in->signals ? in->nsignals : 0;
+	char buf[RV_REPORT_CELL * 8];
+
 	n = n < 3 ? n : 3;
-	fprintf(f, "No rule of the knowledge base (%zu rules) matched this incident. ", r->nrules);
+	rv_report_no_cause_text(r, in, buf, sizeof(buf));
+	md_text(f, buf, 0);
 	if (n == 0)
 		fputs("No signal stood out either: look at the detectors' scores and the host's "
 		      "logs for the time range.\n", f);
@@ -314,6 +320,31 @@ static void md_no_cause(FILE *f, const struct rv_report *r, const struct rv_repo
 		fprintf(f, " %s (%s)", rv_report_dir_word(in->signals[i].dir), c.change);
 	}
 	fputs(n ? ".\n" : "", f);
+	if (in->near && in->nnear) {
+		fputs("\nClosest rules, and what they lacked:\n\n", f);
+		for (size_t i = 0; i < in->nnear; i++) {
+			rv_report_near_text(&in->near[i], buf, sizeof(buf));
+			fputs("- ", f);
+			md_text(f, buf, 0);
+			fputc('\n', f);
+		}
+	}
+}
+
+/* Rules of other subsystems that fired too. */
+static void md_notes(FILE *f, const struct rv_report_incident *in)
+{
+	char buf[RV_REPORT_CELL * 8];
+
+	if (!in->notes || !in->nnotes)
+		return;
+	fputs("\nAlso seen (other subsystems' rules, not the cause of this incident):\n\n", f);
+	for (size_t i = 0; i < in->nnotes; i++) {
+		rv_report_note_text(&in->notes[i], buf, sizeof(buf));
+		fputs("- ", f);
+		md_text(f, buf, 0);
+		fputc('\n', f);
+	}
 }
 
 /* "incident 12", a link to its anchor when the report has it. */
@@ -399,6 +430,7 @@ static void md_incident(FILE *f, const struct rv_report *r, const struct rv_repo
 		md_no_cause(f, r, in);
 	for (size_t i = 0; i < n; i++)
 		md_cause(f, i, &in->causes[i]);
+	md_notes(f, in);
 	md_chain(f, in);
 	if (*rv_report_str(in->note)) {
 		fputs("\n**Note:** ", f);

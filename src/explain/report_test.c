@@ -76,9 +76,9 @@ static const struct rv_report_cause causes_1[] = {
 	  "GPUs went idle waiting for input: the data loader is network-bound and the network "
 	  "drops packets.", 2, ev_1, 3, checks_1,
 	  "Find the dropping hop (switch port counters, NIC ring sizes with ethtool -g); raise "
-	  "the rings or move the data set closer.", NULL, NULL, 0, 0, 0 },
+	  "the rings or move the data set closer.", NULL, NULL, 0, 0, 0, 0, 0 },
 	{ "cpu.irq_imbalance", "Interrupts of the NIC land on one CPU", "cpu", 0.41,
-	  "softirq time concentrated on a single CPU.", 0, NULL, 1, checks_2, "", NULL, NULL, 0, 0, 0 },
+	  "softirq time concentrated on a single CPU.", 0, NULL, 1, checks_2, "", NULL, NULL, 0, 0, 0, 0, 0 },
 };
 static const struct rv_report_step chain_1[] = {
 	{ "net.tcp_retrans_segs", "net", 1, T0 + 0.0 },
@@ -115,7 +115,7 @@ static const struct rv_report_signal sig_3[] = {
 static const char *const ev_3[] = { "storage.write_bytes up" };
 static const struct rv_report_cause causes_3[] = {
 	{ "storage.write_storm", "A write storm fills the page cache", "storage", 0.004,
-	  "Dirty pages pile up.", 1, ev_3, 0, NULL, "Throttle the writer.", "", NULL, 0, 0, 0 },
+	  "Dirty pages pile up.", 1, ev_3, 0, NULL, "Throttle the writer.", "", NULL, 0, 0, 0, 0, 0 },
 };
 static const struct rv_report_step chain_3[] = { { "storage.flat_bytes", "storage", 1, NAN } };
 
@@ -400,7 +400,7 @@ static void test_text(void **state)
 	assert_has(t, "(+1.2 s)");
 	assert_int_equal(count(t, "Chain ("), 1);  /* one step in incident 3: no chain */
 	/* incident 2: no rule matched, the top signals instead, the note */
-	assert_has(t, "No rule of the knowledge base (42 rules) matched this incident. Look");
+	assert_has(t, "No gpu rule of the knowledge base (42 rules) matched this incident. Look");
 	assert_has(t, "gpu.mem_used_bytes up (+894 %)");
 	assert_has(t, "Note: The raw samples of this incident were not kept");
 	assert_has(t, "(2h 02m)");
@@ -492,7 +492,7 @@ static void test_markdown(void **state)
 
 	assert_has(m, "`net.tcp_retrans_segs` up (+0.0 s) \xE2\x86\x92 `cpu.softirq_pct` up "
 		   "(+0.4 s) \xE2\x86\x92 `gpu.util_pct` down (+1.2 s)");
-	assert_has(m, "No rule of the knowledge base (42 rules) matched this incident.");
+	assert_has(m, "No gpu rule of the knowledge base (42 rules) matched this incident.");
 	assert_has(m, "**Note:** The raw samples");
 	/* the weird name: literal in a code span, '|' free; escaped in text */
 	assert_has(m, "`net.bad<&>\"name'`");
@@ -536,7 +536,9 @@ static void test_json(void **state)
 	assert_has(j, "{\"cmd\":\"nstat -az TcpRetransSegs\\nsar -n ETCP 1 5\"");
 	assert_has(j, "\"chain\":[{\"name\":\"net.tcp_retrans_segs\",\"subsystem\":\"net\","
 		   "\"dir\":1,\"onset_ts\":1764583200},");
-	assert_has(j, "\"causes\":[],\"chain\":[],\"consumers\":[],\"note\":\"The raw samples");
+	assert_has(j, "\"causes\":[],\"notes\":[],\"near\":[],\"chain\":[],\"consumers\":[],"
+		   "\"note\":\"The raw samples");
+	assert_has(j, "\"confidence\":0.004,\"onset\":false,\"cause\":");
 	assert_has(j, "\"host\":\"node-\xC3\xA9t\xC3\xA9\"");
 	assert_has(j, "\"open\":true");
 	assert_has(j, "{\"name\":\"storage.empty\",\"unit\":\"\",\"band_lo\":null,\"band_hi\":null,"
@@ -672,7 +674,7 @@ static void test_html(void **state)
 	assert_has(h, "<td class=\"num\">1.5 MiB/s</td>");
 	assert_has(h, "<li><code class=\"cmd\">ss -ti</code> <span class=\"why\">retransmits per "
 		   "connection");
-	assert_has(h, "<p class=\"nomatch\">No rule of the knowledge base");
+	assert_has(h, "<p class=\"nomatch\">No gpu rule of the knowledge base");
 
 	assert_has(h, "<p class=\"note\">Note: The raw samples");
 	assert_has(h, "<ol class=\"chain\"><li><code>net.tcp_retrans_segs</code> up (+0.0 s)"

@@ -312,10 +312,13 @@ static void cause_block(FILE *f, size_t i, const struct rv_report_cause *c)
 {
 	char head[SUMMARY_MAX], conf[RV_REPORT_CELL];
 	rv_report_share(c->confidence, conf, sizeof(conf));
-	snprintf(head, sizeof(head), "%s [%s, %s], confidence %s", rv_report_str(c->title),
-		 rv_report_str(c->id), rv_report_str(c->subsystem), *conf ? conf : "?");
+	snprintf(head, sizeof(head), "%s [%s, %s], confidence %s%s", rv_report_str(c->title),
+		 rv_report_str(c->id), rv_report_str(c->subsystem), *conf ? conf : "?",
+		 c->onset ? ", decided at the onset" : "");
 	snprintf(conf, sizeof(conf), "  %zu. ", i + 1);
 	wrap(f, conf, "     ", head);
+	if (c->onset_only)
+		wrap(f, "     ", "     ", RV_REPORT_ONSET_ONLY);
 	if (*rv_report_str(c->cause))
 		wrap(f, "     Why: ", "          ", c->cause);
 	if (c->measured) {
@@ -345,13 +348,26 @@ static void cause_block(FILE *f, size_t i, const struct rv_report_cause *c)
 		wrap(f, "     Fix: ", "          ", c->fix);
 }
 
+/* No rule of the subsystem matched: the ones that came closest, and what
+ * each lacked. */
+static void near_rules(FILE *f, const struct rv_report_incident *in)
+{
+	char buf[SUMMARY_MAX];
+
+	if (!in->near || !in->nnear)
+		return;
+	fputs("  Closest rules, and what they lacked:\n", f);
+	for (size_t i = 0; i < in->nnear; i++) {
+		rv_report_near_text(&in->near[i], buf, sizeof(buf));
+		wrap(f, "    - ", "      ", buf);
+	}
+}
+
 /* No rule matched: say so, and point at the signals that moved most. */
 static void no_cause(FILE *f, const struct rv_report *r, const struct rv_report_incident *in)
 {
 	char buf[SUMMARY_MAX];
-	size_t off = (size_t)snprintf(buf, sizeof(buf),
-				      "No rule of the knowledge base (%zu rules) matched this "
-				      "incident. ", r->nrules);
+	size_t off = rv_report_no_cause_text(r, in, buf, sizeof(buf));
 	size_t n = in->signals ? in->nsignals : 0;
 	n = n < 3 ? n : 3;
 	if (n == 0)
@@ -371,6 +387,21 @@ static void no_cause(FILE *f, const struct rv_report *r, const struct rv_report_
 	if (n && off + 1 < sizeof(buf))
 		snprintf(buf + off, sizeof(buf) - off, ".");
 	wrap(f, "  ", "  ", buf);
+	near_rules(f, in);
+}
+
+/* Rules of other subsystems that fired too. */
+static void notes(FILE *f, const struct rv_report_incident *in)
+{
+	char buf[SUMMARY_MAX];
+
+	if (!in->notes || !in->nnotes)
+		return;
+	fputs("  Also seen (other subsystems' rules, not the cause of this incident):\n", f);
+	for (size_t i = 0; i < in->nnotes; i++) {
+		rv_report_note_text(&in->notes[i], buf, sizeof(buf));
+		wrap(f, "    - ", "      ", buf);
+	}
 }
 
 static void causes(FILE *f, const struct rv_report *r, const struct rv_report_incident *in)
@@ -381,6 +412,7 @@ static void causes(FILE *f, const struct rv_report *r, const struct rv_report_in
 		no_cause(f, r, in);
 	for (size_t i = 0; i < n; i++)
 		cause_block(f, i, &in->causes[i]);
+	notes(f, in);
 }
 
 /* "Follow-on phase 2 of incident 12 (cpu)." and "Followed by incident 13

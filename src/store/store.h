@@ -15,7 +15,7 @@
  * opens it with rv_store_open (read-write); `reveal report` with
  * rv_store_open_ro, which never writes the file.
  *
- * Schema, version 4 (timestamps are REAL unix seconds, UTC; an older store
+ * Schema, version 5 (timestamps are REAL unix seconds, UTC; an older store
  * is upgraded in place by rv_store_open, in a copy in memory by
  * rv_store_open_ro):
  *
@@ -44,8 +44,13 @@
  *             points x (f64 time, f32 value), little-endian; PRIMARY KEY
  *             (incident_id, pos)): the top signals' samples around the
  *             incident, for plots
- *   incident_causes(incident_id, rank, rule_id, title, confidence): the
- *             knowledge base's likely causes when the incident was written
+ *   incident_causes(incident_id, rank, rule_id, title, confidence, role):
+ *             the knowledge base's likely causes when the incident was
+ *             written; role (version 5, older rows read 'cause'): 'onset'
+ *             a cause decided on the incident's onset, 'cause' one matched
+ *             later, 'note' a rule of another subsystem that fired too (a
+ *             cross-layer note, not a cause: explain/kb.h rv_kb_split);
+ *             causes first, then notes
  *   incident_consumers(incident_id, pos, measured_ts, kind ('process' or
  *             'cgroup'), pid, comm, cmd, cgroup, label, runtime, container,
  *             pod_uid, qos, slurm_job, unit, resource ('cpu', 'memory',
@@ -89,7 +94,7 @@
 #include "base/err.h"
 
 enum {
-	RV_STORE_SCHEMA_VERSION = 4,  /* PRAGMA user_version this code writes and reads */
+	RV_STORE_SCHEMA_VERSION = 5,  /* PRAGMA user_version this code writes and reads */
 	RV_STORE_BUSY_MS = 2000,      /* wait this long for another writer's lock */
 	RV_STORE_SIG_MAX = 8,         /* signals kept per incident */
 	RV_STORE_SIG_NAME_LEN = 96,   /* channel name, with its NUL */
@@ -101,7 +106,7 @@ enum {
 	RV_STORE_EV_MAX = 256,        /* evidence entries kept per incident */
 	RV_STORE_SERIES_MAX = 8,      /* series kept per incident */
 	RV_STORE_SERIES_POINTS = 4096,/* points per series at most */
-	RV_STORE_CAUSE_MAX = 4,       /* causes kept per incident */
+	RV_STORE_CAUSE_MAX = 8,       /* causes and notes kept per incident */
 	RV_STORE_RULE_ID_LEN = 64,
 	RV_STORE_TITLE_LEN = 160,
 	RV_STORE_CONS_MAX = 8,        /* consumers kept per incident */
@@ -158,11 +163,23 @@ struct rv_store_series {
 	float *v;               /* n values, NaN: a gap */
 };
 
+/* What a cause is to its incident (incident_causes.role). */
+enum rv_store_role {
+	RV_STORE_ROLE_CAUSE,    /* matched after the onset ('cause'; older rows) */
+	RV_STORE_ROLE_ONSET,    /* decided on the onset ('onset') */
+	RV_STORE_ROLE_NOTE,     /* another subsystem's rule: a cross-layer note ('note') */
+};
+
 struct rv_store_cause {
 	char rule_id[RV_STORE_RULE_ID_LEN];
 	char title[RV_STORE_TITLE_LEN];
 	double confidence;      /* 0..1 */
+	enum rv_store_role role;
 };
+
+/* 'cause', 'onset', 'note'; and back (an unknown text reads as a cause). */
+const char *rv_store_role_name(enum rv_store_role r);
+enum rv_store_role rv_store_role_of(const char *text);
 
 /*
  * One evidence entry as stored: how a channel moved during the incident.

@@ -131,6 +131,20 @@ static int put_series(struct rv_store *s, uint64_t id, const struct rv_store_det
 	return rc;
 }
 
+const char *rv_store_role_name(enum rv_store_role r)
+{
+	return r == RV_STORE_ROLE_ONSET ? "onset" : r == RV_STORE_ROLE_NOTE ? "note" : "cause";
+}
+
+enum rv_store_role rv_store_role_of(const char *text)
+{
+	if (text && strcmp(text, "onset") == 0)
+		return RV_STORE_ROLE_ONSET;
+	if (text && strcmp(text, "note") == 0)
+		return RV_STORE_ROLE_NOTE;
+	return RV_STORE_ROLE_CAUSE;
+}
+
 static int put_causes(struct rv_store *s, uint64_t id, const struct rv_store_details *d,
 		      const char *what, struct rv_err *err)
 {
@@ -146,6 +160,8 @@ static int put_causes(struct rv_store *s, uint64_t id, const struct rv_store_det
 								sizeof(c->rule_id)));
 		brc = rv_store_bind_ok(brc, rv_store_bind_field(st, 4, c->title, sizeof(c->title)));
 		brc = rv_store_bind_ok(brc, bind_real(st, 5, c->confidence));
+		brc = rv_store_bind_ok(brc, sqlite3_bind_text(st, 6, rv_store_role_name(c->role), -1,
+							      SQLITE_STATIC));
 		rc = brc != SQLITE_OK ? rv_store_fail_sqlite(s, brc, what, err)
 				      : rv_store_step_done(s, ST_CAUSE_INSERT, what, err);
 	}
@@ -293,6 +309,7 @@ static int cause_row(struct rv_store *s, sqlite3_stmt *st, struct rv_store_detai
 	rv_store_column_field(st, 0, c->rule_id, sizeof(c->rule_id));
 	rv_store_column_field(st, 1, c->title, sizeof(c->title));
 	c->confidence = rv_store_column_real(st, 2);
+	c->role = rv_store_role_of((const char *)sqlite3_column_text(st, 3));
 	(void)s;
 	(void)inc;
 	(void)err;

@@ -31,6 +31,7 @@ const char *const rv_store_stmt_sql[ST_COUNT] = {
 		" detectors, subsystem, host, subsystems, phase, follows,"
 		" c.rule_id, c.title, c.confidence"
 		" FROM incidents LEFT JOIN incident_causes c ON c.incident_id = id AND c.rank = 0"
+		" AND c.role <> 'note'"
 		" WHERE open <> 0 OR end_ts >= ?1"
 		" ORDER BY start_ts DESC, id DESC LIMIT ?2",
 	[ST_SIG_LIST] =
@@ -74,8 +75,8 @@ const char *const rv_store_stmt_sql[ST_COUNT] = {
 		"INSERT INTO incident_series (incident_id, pos, name, points, data)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_CAUSE_INSERT] =
-		"INSERT INTO incident_causes (incident_id, rank, rule_id, title, confidence)"
-		" VALUES (?1, ?2, ?3, ?4, ?5)",
+		"INSERT INTO incident_causes (incident_id, rank, rule_id, title, confidence, role)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_DET_GET] =
 		"SELECT base_from, base_to, start_ts, end_ts FROM incident_details"
 		" WHERE incident_id = ?1",
@@ -87,7 +88,7 @@ const char *const rv_store_stmt_sql[ST_COUNT] = {
 		"SELECT name, points, data FROM incident_series WHERE incident_id = ?1"
 		" ORDER BY pos LIMIT ?2",
 	[ST_CAUSE_LIST] =
-		"SELECT rule_id, title, confidence FROM incident_causes WHERE incident_id = ?1"
+		"SELECT rule_id, title, confidence, role FROM incident_causes WHERE incident_id = ?1"
 		" ORDER BY rank LIMIT ?2",
 	[ST_CONS_DELETE] = "DELETE FROM incident_consumers WHERE incident_id = ?1",
 	[ST_CONS_INSERT] =
@@ -123,6 +124,10 @@ const char *const rv_store_stmt_sql[ST_COUNT] = {
 	" (SELECT c.title || ' (' || CAST(round(c.confidence * 100) AS INTEGER) || '%)'" \
 	" FROM incident_causes c WHERE c.incident_id = i.id ORDER BY c.rank LIMIT 1)" \
 	" AS likely_cause"
+#define VIEW_CAUSE_V5 \
+	" (SELECT c.title || ' (' || CAST(round(c.confidence * 100) AS INTEGER) || '%)'" \
+	" FROM incident_causes c WHERE c.incident_id = i.id AND c.role <> 'note'" \
+	" ORDER BY c.rank LIMIT 1) AS likely_cause"
 #define VIEW_ORDER " FROM incidents i ORDER BY i.start_ts DESC, i.id DESC;"
 
 /* Version 1. Created in one transaction with PRAGMA user_version. */
@@ -225,11 +230,31 @@ const char rv_store_schema_v4_upgrade[] =
 	" ORDER BY u.pos LIMIT 1) AS top_consumer"
 	VIEW_ORDER;
 
+/*
+ * Version 5 says what each cause is to its incident: `role` 'onset' (a
+ * rule of the incident's subsystem decided on its onset, first), 'cause'
+ * (one of that subsystem matched later, or by an older reveal) or 'note'
+ * (a rule of another subsystem that fired on the same evidence: a
+ * cross-layer note, never the likely cause). Rows of an older store read
+ * 'cause'. The view's likely cause leaves the notes out.
+ */
+const char rv_store_schema_v5_upgrade[] =
+	"ALTER TABLE incident_causes ADD COLUMN role TEXT NOT NULL DEFAULT 'cause';"
+	"DROP VIEW incidents_view;"
+	VIEW_CREATE_HEAD
+	" i.subsystem AS subsystem, i.phase AS phase, i.follows AS follows, i.host AS host,"
+	VIEW_SIGNALS ","
+	VIEW_CAUSE_V5 ","
+	" (SELECT u.text FROM incident_consumers u WHERE u.incident_id = i.id"
+	" ORDER BY u.pos LIMIT 1) AS top_consumer"
+	VIEW_ORDER;
+
 const char *const rv_store_schema_steps[] = {
 	rv_store_schema_v1,           /* 0 -> 1: create */
 	rv_store_schema_v2_upgrade,   /* 1 -> 2 */
 	rv_store_schema_v3_upgrade,   /* 2 -> 3 */
 	rv_store_schema_v4_upgrade,   /* 3 -> 4 */
+	rv_store_schema_v5_upgrade,   /* 4 -> 5 */
 };
 
 _Static_assert(sizeof(rv_store_schema_steps) / sizeof(rv_store_schema_steps[0]) ==
