@@ -258,6 +258,7 @@ static void score_window(struct agent *a, double ts)
 	a->blips = a->blips_base + rv_incmerge_dropped(a->mg);
 	a->last_fused = out.res.fused;
 	a->last_novelty = out.res.novelty;
+	a->last_level = out.res.level;
 	a->last_anomaly = out.res.anomaly;
 	a->judging = judging;
 	for (int d = 0; d < RV_DET_MAX; d++) {
@@ -529,6 +530,7 @@ static int run_live(struct agent *a)
 			rc = 0;
 			next_rediscover = rv_clock_ns() + (rv_ns)(a->cfg.collect.rediscover_s * 1e9);
 		}
+		rv_agent_facts_tick(a, rv_agent_wall_s());
 		next += step;
 		now = rv_clock_ns();
 		if (now > next) {
@@ -668,6 +670,7 @@ static void agent_free(struct agent *a)
 	rv_agent_whose_stop(a);
 	rv_agent_actions_close(a);
 	rv_agent_rw_close(a, 0);
+	rv_agent_facts_close(a);
 	rv_agent_sinks_close(a);
 	rv_agent_store_close(a);
 	rv_agent_drop_model(a);
@@ -709,6 +712,8 @@ int rv_agent_run(const struct rv_agent_opts *o, struct rv_err *err)
 		rv_agent_warm_up(&a);
 	if (!rc)
 		rc = rv_agent_sinks_open(&a, err);
+	if (!rc)
+		rc = rv_agent_facts_open(&a, rv_agent_wall_s(), err);
 	if (!rc)
 		rc = rv_agent_rw_open(&a, err);
 	if (!rc)

@@ -18,6 +18,7 @@
 #include "agent/agent.h"
 #include "agent/ring.h"
 #include "collect/collector.h"
+#include "collect/facts.h"
 #include "explain/kb.h"
 #include "pipeline/model.h"
 #include "pipeline/live.h"
@@ -52,6 +53,26 @@ struct agent_open {
 	double explained_ts;               /* data time it was last explained */
 	double whose_ts;                   /* data time its consumers were last asked for */
 	struct agent_onset onset;
+};
+
+enum { AGENT_FACT_CHANGES = 16 };   /* fact changes kept for the API */
+
+/* A fact that changed (facts.c); from or to "" when it appeared or went. */
+struct agent_fact_change {
+	char key[RV_FACT_KEY_MAX];
+	char from[RV_FACT_VALUE_MAX], to[RV_FACT_VALUE_MAX];
+	double ts;                         /* wall time it was seen */
+};
+
+/* The host's facts (facts.c); cur, since and the changes are shared (mu). */
+struct agent_facts {
+	struct rv_facts cur;
+	double *since;                     /* cur.n: wall time each value was first seen */
+	double next;                       /* wall time of the next read; 0: never */
+	uint64_t changes;                  /* changes seen since start */
+	unsigned failures;                 /* reads failed in a row */
+	struct agent_fact_change recent[AGENT_FACT_CHANGES];
+	size_t nrecent, recent_next;
 };
 
 struct agent_source_stat {
@@ -135,6 +156,9 @@ struct agent {
 	/* remote write (remote.c); NULL: off */
 	struct agent_rw *rw;
 
+	/* the host's facts (facts.c) */
+	struct agent_facts facts;
+
 	/* incident actions (actions.c); NULL: none configured */
 	struct rv_actions *actions;
 
@@ -147,6 +171,7 @@ struct agent {
 	uint64_t blips, blips_base;   /* flagged stretches not reported (incident.h) */
 	double last_fused, fused_threshold;
 	double last_novelty;               /* the last window's novelty (pipeline/novelty.h) */
+	double last_level;                 /* its level score (pipeline/level.h) */
 	int last_anomaly;
 	int judging;                       /* the last window could flag (not quiet) */
 	double det_score[RV_DET_MAX], det_threshold[RV_DET_MAX];   /* detector.h's table */
@@ -176,13 +201,15 @@ void rv_agent_explain_free(struct agent *a);
  * The causes of an explanation as the store keeps them: the onset's causes
  * first (role onset, as they were decided, whether or not they match now),
  * then the current matches (cur, ncur: ranked, as rv_kb_match wrote them)
- * that may be its cause (rv_kb_cause_of the incident's subsystem sub) and
+ * that may be its cause (rv_kb_cause_of the incident's subsystem sub, the
+ * undecided rules' candidates resolved in kb) and
  * are not among them (role cause, or onset when decide is set: the onset
  * is being decided now), then those of another subsystem (role note); at
  * most RV_STORE_CAUSE_MAX in out. Returns how many.
  */
-size_t rv_agent_rank_causes(const struct agent_onset *onset, const struct rv_kb_match *cur,
-			    size_t ncur, const char *sub, int decide, struct rv_store_cause *out);
+size_t rv_agent_rank_causes(const struct rv_kb *kb, const struct agent_onset *onset,
+			    const struct rv_kb_match *cur, size_t ncur, const char *sub, int decide,
+			    struct rv_store_cause *out);
 /*
  * Works out the details of incident inc (its top signals and subsystem
  * already filled) into *det, borrowing from *d (which the caller frees
@@ -279,6 +306,14 @@ void rv_agent_actions_incident(struct agent *a, const struct rv_store_incident *
 void rv_agent_actions_metrics(struct agent *a, struct rv_promtext *p);
 /* Stops them: the runs in progress end, the queued ones are dropped. */
 void rv_agent_actions_close(struct agent *a);
+
+/* facts.c: the host's facts, read at start and every
+ * collect.facts_interval (a replay: at start only). open: 0, or the reading's
+ * error (-ENOMEM). tick: reads them again when due, logs and counts each
+ * change; returns how many changed. */
+int rv_agent_facts_open(struct agent *a, double now_wall, struct rv_err *err);
+int rv_agent_facts_tick(struct agent *a, double now_wall);
+void rv_agent_facts_close(struct agent *a);
 
 /* remote.c: remote write of per-interval summaries (configuration
  * remote_write); every function is a no-op while it is off. */

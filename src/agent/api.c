@@ -1,6 +1,7 @@
 /*
  * api.c - the agent's HTTP side: /metrics (Prometheus text format),
- * /api/v1/status, /api/v1/incidents and the dashboard page at /.
+ * /api/v1/status, /api/v1/incidents, /api/v1/facts and the dashboard page
+ * at /.
  *
  * Handlers run on libmicrohttpd's thread and read only the agent's shared
  * fields, under its mutex; the page is built outside the lock where it can
@@ -161,11 +162,20 @@ static void metrics_page(struct agent *a, struct rv_promtext *p)
 		      "Novelty of the last window: how many margins its most novel event count "
 		      "went past the largest of learning (above 1 flags the window; 0 when none)",
 		      a->last_novelty);
+		gauge(p, "reveal_level_score",
+		      "Level score of the last window: how many margins its level furthest out of "
+		      "its learned range lies beyond it (above 1 flags the window; 0 when none)",
+		      a->last_level);
 		gauge(p, "reveal_anomaly", "1 when the last window was flagged", a->last_anomaly);
 		gauge(p, "reveal_window_score_seconds", "Time scoring the last window took",
 		      a->last_score_s);
 	}
 	counter(p, "reveal_windows_scored_total", "Windows scored", (double)a->windows_scored);
+	gauge(p, "reveal_facts", "Facts of the host the agent knows (collect.facts_interval)",
+	      (double)a->facts.cur.n);
+	counter(p, "reveal_fact_changes_total",
+		"Facts that changed, appeared or went since the start (/api/v1/facts lists the last)",
+		(double)a->facts.changes);
 	counter(p, "reveal_windows_flagged_total", "Windows flagged", (double)a->windows_flagged);
 	counter(p, "reveal_incident_blips_total",
 		"Flagged stretches too short or too weak to report as incidents "
@@ -433,6 +443,53 @@ static int h_incidents(void *ctx, const struct rv_http_req *req, struct rv_http_
 	return send_buf(resp, &b);
 }
 
+/* /api/v1/facts: the host's facts with the time each value was first
+ * seen, and the last changes, newest first. */
+static int h_facts(void *ctx, const struct rv_http_req *req, struct rv_http_resp *resp)
+{
+	struct agent *a = ctx;
+	const struct agent_facts *af = &a->facts;
+	struct rv_buf b;
+
+	(void)req;
+	rv_buf_init(&b, 0);
+	pthread_mutex_lock(&a->mu);
+	rv_buf_printf(&b, "{\"facts\":[");
+	for (size_t i = 0; i < af->cur.n; i++) {
+		rv_buf_printf(&b, "%s{\"fact\":", i ? "," : "");
+		rv_json_buf_str(&b, af->cur.v[i].key);
+		rv_buf_printf(&b, ",\"value\":");
+		rv_json_buf_str(&b, af->cur.v[i].value);
+		rv_buf_printf(&b, ",\"since\":");
+		rv_json_buf_num(&b, af->since[i]);
+		rv_buf_printf(&b, "}");
+	}
+	rv_buf_printf(&b, "],\"changes\":[");
+	for (size_t i = 0; i < af->nrecent; i++) {
+		const struct agent_fact_change *c =
+			&af->recent[(af->recent_next + AGENT_FACT_CHANGES - 1 - i) % AGENT_FACT_CHANGES];
+
+		rv_buf_printf(&b, "%s{\"fact\":", i ? "," : "");
+		rv_json_buf_str(&b, c->key);
+		rv_buf_printf(&b, ",\"from\":");
+		if (c->from[0])
+			rv_json_buf_str(&b, c->from);
+		else
+			rv_buf_printf(&b, "null");
+		rv_buf_printf(&b, ",\"to\":");
+		if (c->to[0])
+			rv_json_buf_str(&b, c->to);
+		else
+			rv_buf_printf(&b, "null");
+		rv_buf_printf(&b, ",\"time\":");
+		rv_json_buf_num(&b, c->ts);
+		rv_buf_printf(&b, "}");
+	}
+	rv_buf_printf(&b, "],\"changes_total\":%llu}\n", (unsigned long long)af->changes);
+	pthread_mutex_unlock(&a->mu);
+	return send_buf(resp, &b);
+}
+
 static int h_dashboard(void *ctx, const struct rv_http_req *req, struct rv_http_resp *resp)
 {
 	(void)ctx;
@@ -448,6 +505,7 @@ int rv_agent_http_start(struct agent *a, struct rv_err *err)
 		{ "/metrics", h_metrics, a },
 		{ "/api/v1/status", h_status, a },
 		{ "/api/v1/incidents", h_incidents, a },
+		{ "/api/v1/facts", h_facts, a },
 		{ "/", h_dashboard, a },
 	};
 	struct rv_http_limits lim = { .max_connections = a->cfg.http.max_connections,

@@ -121,8 +121,9 @@ static void put_cause(struct rv_store_cause *c, const struct rv_kb_match *m,
 	c->role = role;
 }
 
-size_t rv_agent_rank_causes(const struct agent_onset *onset, const struct rv_kb_match *cur,
-			    size_t ncur, const char *sub, int decide, struct rv_store_cause *out)
+size_t rv_agent_rank_causes(const struct rv_kb *kb, const struct agent_onset *onset,
+			    const struct rv_kb_match *cur, size_t ncur, const char *sub, int decide,
+			    struct rv_store_cause *out)
 {
 	int decided = onset && onset->decided;
 	size_t n = 0;
@@ -132,11 +133,11 @@ size_t rv_agent_rank_causes(const struct agent_onset *onset, const struct rv_kb_
 		out[n++].role = RV_STORE_ROLE_ONSET;
 	}
 	for (size_t m = 0; m < ncur && n < RV_STORE_CAUSE_MAX; m++)
-		if (rv_kb_cause_of(cur[m].rule, sub) && !has_rule(out, n, rv_kb_rule_id(cur[m].rule)))
+		if (rv_kb_cause_of(kb, cur[m].rule, sub) && !has_rule(out, n, rv_kb_rule_id(cur[m].rule)))
 			put_cause(&out[n++], &cur[m],
 				  !decided && decide ? RV_STORE_ROLE_ONSET : RV_STORE_ROLE_CAUSE);
 	for (size_t m = 0; m < ncur && n < RV_STORE_CAUSE_MAX; m++)
-		if (!rv_kb_cause_of(cur[m].rule, sub))
+		if (!rv_kb_cause_of(kb, cur[m].rule, sub))
 			put_cause(&out[n++], &cur[m], RV_STORE_ROLE_NOTE);
 	return n;
 }
@@ -216,7 +217,7 @@ int rv_agent_explain(struct agent *a, struct rv_store_incident *inc, struct rv_d
 		return rc;
 	}
 	fill_details(a, inc, d, det);
-	det->ncauses = rv_agent_rank_causes(onset, d->match, d->nmatch, inc->subsystem,
+	det->ncauses = rv_agent_rank_causes(a->kb, onset, d->match, d->nmatch, inc->subsystem,
 					    !onset || decide, det->causes);
 	if (onset && decide)
 		decide_onset(onset, det);

@@ -60,7 +60,7 @@ static struct agent_onset storm_onset(void)
 	struct agent_onset o = { 0 };
 	struct rv_kb_match m[] = { match("metadata-storm", 0.9), match("cpu-contention", 0.8) };
 	struct rv_store_cause out[RV_STORE_CAUSE_MAX];
-	size_t n = rv_agent_rank_causes(&o, m, 2, "storage", 1, out);
+	size_t n = rv_agent_rank_causes(kb, &o, m, 2, "storage", 1, out);
 
 	assert_int_equal(n, 2);
 	expect(&out[0], "metadata-storm", RV_STORE_ROLE_ONSET);
@@ -81,23 +81,23 @@ static void test_onset_survives_close(void **state)
 
 	(void)state;
 	/* the close matches nothing */
-	n = rv_agent_rank_causes(&o, NULL, 0, "storage", 0, out);
+	n = rv_agent_rank_causes(kb, &o, NULL, 0, "storage", 0, out);
 	assert_int_equal(n, 1);
 	expect(&out[0], "metadata-storm", RV_STORE_ROLE_ONSET);
 	assert_true(out[0].confidence == 0.9);
 	/* a later, better-supported storage rule comes second */
-	n = rv_agent_rank_causes(&o, later, 1, "storage", 0, out);
+	n = rv_agent_rank_causes(kb, &o, later, 1, "storage", 0, out);
 	assert_int_equal(n, 2);
 	expect(&out[0], "metadata-storm", RV_STORE_ROLE_ONSET);
 	expect(&out[1], "disk-saturation-writeback", RV_STORE_ROLE_CAUSE);
 	/* only a CPU rule at the close: a note */
-	n = rv_agent_rank_causes(&o, cpu, 1, "storage", 0, out);
+	n = rv_agent_rank_causes(kb, &o, cpu, 1, "storage", 0, out);
 	assert_int_equal(n, 2);
 	expect(&out[0], "metadata-storm", RV_STORE_ROLE_ONSET);
 	expect(&out[1], "cpu-contention", RV_STORE_ROLE_NOTE);
 	/* the onset's rule matched again: once, as the onset's */
 	struct rv_kb_match again[] = { match("metadata-storm", 0.5) };
-	n = rv_agent_rank_causes(&o, again, 1, "storage", 0, out);
+	n = rv_agent_rank_causes(kb, &o, again, 1, "storage", 0, out);
 	assert_int_equal(n, 1);
 	expect(&out[0], "metadata-storm", RV_STORE_ROLE_ONSET);
 }
@@ -114,17 +114,17 @@ static void test_undecided_and_cross_layer(void **state)
 	size_t n;
 
 	(void)state;
-	n = rv_agent_rank_causes(&o, m, 3, "net", 0, out);
+	n = rv_agent_rank_causes(kb, &o, m, 3, "net", 0, out);
 	assert_int_equal(n, 3);
 	expect(&out[0], "packet-loss", RV_STORE_ROLE_CAUSE);
 	expect(&out[1], "cpu-contention", RV_STORE_ROLE_NOTE);
 	expect(&out[2], "cpu-bound-undecided", RV_STORE_ROLE_NOTE);
-	n = rv_agent_rank_causes(&o, m, 2, "storage", 1, out);
+	n = rv_agent_rank_causes(kb, &o, m, 2, "storage", 1, out);
 	assert_int_equal(n, 2);
 	assert_int_equal(out[0].role, RV_STORE_ROLE_NOTE);
 	assert_int_equal(out[1].role, RV_STORE_ROLE_NOTE);
 	/* an incident never reported open decides on the whole: NULL onset */
-	n = rv_agent_rank_causes(NULL, m, 3, "cpu", 1, out);
+	n = rv_agent_rank_causes(kb, NULL, m, 3, "cpu", 1, out);
 	assert_int_equal(n, 3);
 	expect(&out[0], "cpu-contention", RV_STORE_ROLE_ONSET);
 	expect(&out[1], "cpu-bound-undecided", RV_STORE_ROLE_ONSET);
@@ -145,13 +145,13 @@ static void test_bounded(void **state)
 	o.n = RV_STORE_CAUSE_MAX;
 	for (size_t i = 0; i < o.n; i++)
 		snprintf(o.cause[i].rule_id, sizeof(o.cause[i].rule_id), "r%zu", i);
-	n = rv_agent_rank_causes(&o, m, k, "cpu", 0, out);
+	n = rv_agent_rank_causes(kb, &o, m, k, "cpu", 0, out);
 	assert_int_equal(n, RV_STORE_CAUSE_MAX);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(out[i].role, RV_STORE_ROLE_ONSET);
 	/* causes before notes */
 	o.n = 0;
-	n = rv_agent_rank_causes(&o, m, k, "cpu", 0, out);
+	n = rv_agent_rank_causes(kb, &o, m, k, "cpu", 0, out);
 	for (size_t i = 1; i < n; i++)
 		assert_true(out[i - 1].role != RV_STORE_ROLE_NOTE ||
 			    out[i].role == RV_STORE_ROLE_NOTE);

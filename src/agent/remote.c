@@ -14,7 +14,13 @@
  *   reveal_windows_flagged                   flagged windows in the interval
  *   reveal_node_incidents_open               open incidents at its end
  *   reveal_node_learning                     1 while learning
- *   reveal_fact_info{fact, value}            1 per static fact (facts.h)
+ *   reveal_fact_info{fact, value, since}     1 per fact of the host (facts.h,
+ *                                            agent/facts.c): since is the unix
+ *                                            time this agent first saw that
+ *                                            value, so a fact that changed
+ *                                            has its newest value first; the
+ *                                            old value's series gets a stale
+ *                                            marker
  * An interval ends at a multiple of remote_write.interval since the epoch
  * (data time; plus remote_write.time_offset), so every node's samples
  * fall on the same timestamps; a sample covers (end - interval, end].
@@ -42,7 +48,9 @@
 #include "remote/send.h"
 
 enum {
-	RW_LABELS_MAX = RV_CFG_LIST_MAX + 6,   /* configured + name, node, instance, 2 own */
+	RW_LABELS_MAX = RV_CFG_LIST_MAX + 7,   /* configured + name, node, instance, 3 own */
+	RW_SINCE_MAX = 24,                     /* a fact's since label: unix seconds */
+	RW_FACTS_SLACK = 16,                   /* facts sized for beyond those at start */
 	RW_SECRET_MAX = 4096,
 	RW_FLUSH_S = 5,                        /* delivery time given at a clean stop */
 };
@@ -68,7 +76,9 @@ struct agent_rw {
 	size_t scored, flagged;
 	double score_max[RV_DET_MAX + 1];  /* [0] fused, [1 + d] detector d */
 
-	struct rv_facts facts;
+	size_t nfacts;                     /* facts a request is sized for */
+	struct rv_facts sent;              /* the facts of the last interval sent, */
+	double *sent_since;                /* and their since (sent.n of them) */
 	struct rv_rw_label base[RW_LABELS_MAX];   /* node, instance, configured */
 	size_t nbase;
 	char cfg_labels[RV_CFG_LIST_MAX][RV_CFG_ITEM_MAX];
@@ -190,7 +200,7 @@ int rv_agent_rw_channels(struct agent *a)
 
 static int new_request(struct agent_rw *r, size_t nlabels)
 {
-	size_t series = 2 * r->nsel + r->facts.n + 2 * RV_DET_MAX + 16;
+	size_t series = 2 * r->nsel + 2 * r->nfacts + 2 * RV_DET_MAX + 16;
 	struct rv_rw_limits lim = {
 		.max_series = series,
 		.max_samples = series,
@@ -216,7 +226,8 @@ static void rw_free(struct agent_rw *r)
 	free_channels(r);
 	rv_rw_free(r->req);
 	free(r->body);
-	rv_facts_fini(&r->facts);
+	rv_facts_fini(&r->sent);
+	free(r->sent_since);
 	memset(r->secret, 0, sizeof(r->secret));
 	free(r);
 }
@@ -236,12 +247,11 @@ int rv_agent_rw_open(struct agent *a, struct rv_err *err)
 	r->offset_ms = llround(c->time_offset_s * 1e3);
 	base_labels(a, r);
 	a->rw = r;
-	rc = rv_facts_collect(&(struct rv_collect_cfg){
-				      .root = a->cfg.collect.root,
-				      .nvml_lib = a->cfg.collect.nvml[0] ? a->cfg.collect.nvml : NULL },
-			      &r->facts, err);
-	if (!rc && (rc = rv_agent_rw_channels(a)) == 0)
-		rc = new_request(r, r->nbase + 3);
+	/* room for the facts of now and as many that change before a flush */
+	r->nfacts = a->facts.cur.n + RW_FACTS_SLACK;
+	rc = rv_agent_rw_channels(a);
+	if (!rc)
+		rc = new_request(r, r->nbase + 4);
 	if (rc == -ENOMEM)
 		rv_err_set(err, rc, "remote_write: out of memory");
 	if (!rc)
@@ -254,7 +264,7 @@ int rv_agent_rw_open(struct agent *a, struct rv_err *err)
 		return rc;
 	}
 	rv_info("agent: remote write to %s every %.0f s: %zu of %zu channels, %zu facts", c->url,
-		r->interval, r->nsel, a->nchan, r->facts.n);
+		r->interval, r->nsel, a->nchan, a->facts.cur.n);
 	return 0;
 }
 
@@ -275,10 +285,10 @@ static void ship(struct agent_rw *r)
 	rv_rw_reset(r->req);
 }
 
-/* One series of name with the base labels, up to two more label pairs
- * (NULL names end them) and one sample, or a stale marker when stale. */
-static void add(struct agent_rw *r, const char *name, const char *l1, const char *v1,
-		const char *l2, const char *v2, double v, int64_t ts, int stale)
+/* One series of name with the base labels, the nextra label pairs extra
+ * (at most 3) and one sample, or a stale marker when stale. */
+static void add_labels(struct agent_rw *r, const char *name, const struct rv_rw_label *extra,
+		       size_t nextra, double v, int64_t ts, int stale)
 {
 	struct rv_rw_label lab[RW_LABELS_MAX + 1];
 	struct rv_rw_sample s = { v, ts };
@@ -288,10 +298,8 @@ static void add(struct agent_rw *r, const char *name, const char *l1, const char
 
 	memcpy(lab, r->base, n * sizeof(*lab));
 	lab[n++] = (struct rv_rw_label){ RV_RW_METRIC_LABEL, name };
-	if (l1)
-		lab[n++] = (struct rv_rw_label){ l1, v1 };
-	if (l1 && l2)
-		lab[n++] = (struct rv_rw_label){ l2, v2 };
+	for (size_t i = 0; i < nextra && i < 3; i++)
+		lab[n++] = extra[i];
 	for (int tries = 0; tries < 2; tries++) {
 		rc = stale ? rv_rw_add_stale(r->req, lab, n, ts, &err)
 			   : rv_rw_add(r->req, lab, n, &s, 1, &err);
@@ -301,6 +309,65 @@ static void add(struct agent_rw *r, const char *name, const char *l1, const char
 	}
 	if (rc && r->encode_errors++ == 0)
 		rv_warn("agent: remote write: %s; the series is left out", err.msg);
+}
+
+/* add_labels with up to two label pairs (NULL names end them). */
+static void add(struct agent_rw *r, const char *name, const char *l1, const char *v1,
+		const char *l2, const char *v2, double v, int64_t ts, int stale)
+{
+	struct rv_rw_label extra[2] = { { l1, v1 }, { l2, v2 } };
+
+	add_labels(r, name, extra, !l1 ? 0 : !l2 ? 1 : 2, v, ts, stale);
+}
+
+/* One reveal_fact_info series. */
+static void fact_series(struct agent_rw *r, const struct rv_fact *f, double since, int64_t ts,
+			int stale)
+{
+	char buf[RW_SINCE_MAX];
+	struct rv_rw_label extra[3] = { { "fact", f->key }, { "value", f->value },
+					{ "since", buf } };
+
+	snprintf(buf, sizeof(buf), "%.0f", since);
+	add_labels(r, "reveal_fact_info", extra, 3, 1.0, ts, stale);
+}
+
+static int same_fact(const struct rv_fact *f, double since, const struct rv_facts *l,
+		     const double *l_since)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l_since[i] == since && !strcmp(l->v[i].key, f->key) &&
+		    !strcmp(l->v[i].value, f->value))
+			return 1;
+	return 0;
+}
+
+/*
+ * The facts of now (a->facts, read under a->mu), and a stale marker for
+ * every series sent before that is not one of them (a value that changed);
+ * all of them stale when stale is set. Remembers what it sent.
+ */
+static void facts_series(struct agent *a, struct agent_rw *r, int64_t ts, int stale)
+{
+	const struct agent_facts *af = &a->facts;
+	size_t n;
+
+	for (size_t i = 0; i < r->sent.n; i++)
+		if (stale || !same_fact(&r->sent.v[i], r->sent_since[i], &af->cur, af->since))
+			fact_series(r, &r->sent.v[i], r->sent_since[i], ts, 1);
+	rv_facts_fini(&r->sent);
+	free(r->sent_since);
+	r->sent_since = NULL;
+	if (stale)
+		return;
+	n = af->cur.n;
+	r->sent_since = malloc((n ? n : 1) * sizeof(*r->sent_since));
+	for (size_t i = 0; r->sent_since && i < n; i++) {
+		fact_series(r, &af->cur.v[i], af->since[i], ts, 0);
+		if (rv_facts_add(&r->sent, af->cur.v[i].key, af->cur.v[i].value) != 0)
+			break;
+		r->sent_since[r->sent.n - 1] = af->since[i];
+	}
 }
 
 /* ----------------------------------------------------------- intervals */
@@ -348,9 +415,9 @@ static void score_series(struct agent *a, struct agent_rw *r, int64_t ts, int st
 	}
 	add(r, "reveal_node_incidents_open", NULL, NULL, NULL, NULL, (double)nopen, ts, stale);
 	add(r, "reveal_node_learning", NULL, NULL, NULL, NULL, learning, ts, stale);
-	for (size_t i = 0; i < r->facts.n; i++)
-		add(r, "reveal_fact_info", "fact", r->facts.v[i].key, "value", r->facts.v[i].value,
-		    1.0, ts, stale);
+	pthread_mutex_lock(&a->mu);
+	facts_series(a, r, ts, stale);
+	pthread_mutex_unlock(&a->mu);
 }
 
 static void reset_interval(struct agent_rw *r)

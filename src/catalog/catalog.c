@@ -258,13 +258,17 @@ static const struct resolution materials[] = {
 /* Metric types whose unit says too little: the stalls of direct reclaim
  * and compaction, each of which costs a task (their resolution), the
  * tasks that exist on the host, of which a program starting adds a few
- * (the runnable and blocked ones are counted in twos), and a qdisc's
- * backlog, about 100 full-sized frames as for 100 packets queued. */
+ * (the runnable and blocked ones are counted in twos), processes created
+ * (a fork or an exec copies page tables or maps a program: tens to
+ * hundreds of microseconds each, so fifty a second are about a hundredth
+ * of a core), and a qdisc's backlog, about 100 full-sized frames as for
+ * 100 packets queued. */
 static const struct {
 	const char *type;
 	double value;
 } material_types[] = {
 	{ "mem.allocstall", 1.0 }, { "mem.compact_stall", 1.0 }, { "cpu.tasks_total", 100.0 },
+	{ "cpu.forks", 50.0 },
 	{ "net.qdisc_backlog_bytes", 131072.0 },
 };
 

@@ -76,6 +76,8 @@ const struct rv_metric rv_metrics_mem[] = {
 	/* /proc/vmstat (proc_vmstat.c): cumulative counts, rates per second */
 	{ "mem.pgfault", "1/s", RV_KIND_COUNTER, 2, "page faults" },
 	{ "mem.pgmajfault", "1/s", RV_KIND_COUNTER, 2, "page faults that read from disk" },
+	{ "mem.pgfree", "pages/s", RV_KIND_COUNTER, 3,
+	  "pages freed: as fast as faults come when memory is taken and given back in a loop" },
 	{ "mem.pgpgin_bytes", "bytes/s", RV_KIND_COUNTER, 2, "paged in from block devices (pgpgin, KiB)" },
 	{ "mem.pgpgout_bytes", "bytes/s", RV_KIND_COUNTER, 2, "paged out to block devices (pgpgout, KiB)" },
 	{ "mem.pswpin", "pages/s", RV_KIND_COUNTER, 2, "pages swapped in" },

@@ -2,7 +2,7 @@
  * proc_vmstat.c - source "proc.vmstat": /proc/vmstat.
  *
  * A curated set of the kernel's memory event counters, each a counter
- * channel mem.<name> whose rate is per second: faults, paging and
+ * channel mem.<name> whose rate is per second: faults, pages freed, paging and
  * swapping, reclaim scans and steals, compaction, transparent huge pages,
  * NUMA placement, migration and OOM kills. pgpgin and pgpgout are counted
  * in KiB by the kernel and become mem.pgpgin_bytes / mem.pgpgout_bytes
@@ -35,7 +35,7 @@ static const struct rv_kvrow vmstat_rows[] = {
 	COUNT(numa_local), COUNT(numa_other),
 	COUNT(numa_pte_updates), COUNT(numa_hint_faults),
 	COUNT(pgmigrate_success), COUNT(pgmigrate_fail),
-	COUNT(oom_kill), SUM(allocstall), SUM(workingset_refault),
+	COUNT(oom_kill), SUM(allocstall), SUM(workingset_refault), COUNT(pgfree),
 	{ "nr_dirty", "mem.nr_dirty_bytes", RV_KV_PAGE, 0 },
 	{ "nr_writeback", "mem.nr_writeback_bytes", RV_KV_PAGE, 0 },
 };

@@ -20,7 +20,7 @@
 
 #include "collect/sources.h"
 
-enum { VM_MAXCH = 64, MEMHOST_COUNTERS = 31 };
+enum { VM_MAXCH = 64, MEMHOST_COUNTERS = 32 };
 
 struct vm {
 	struct rv_chanlist chans;

@@ -92,6 +92,11 @@ const struct rv_cfg_key rv_cfg_keys[] = {
 	  "[perf, sys.thermal]; at most 32." },
 	{ "collect", "rediscover", K_DUR, FIELD(collect.rediscover_s), 1.0, DAY, K_ZERO_OK, NULL,
 	  "Look for new or removed devices this often; 0 = never." },
+	{ "collect", "facts_interval", K_DUR, FIELD(collect.facts_s), 1.0, DAY, K_ZERO_OK, NULL,
+	  "Read the host's facts (kernel, memory and huge pages, MTU and speed of "
+	  "each link, disks, GPUs) again this often: a change is logged, counted "
+	  "on /metrics and sent with remote_write for `reveal fleet`; 0 = only at "
+	  "start." },
 	{ "collect", "slow_interval", K_DUR, FIELD(collect.slow_s), 0.0, 10.0, 0, NULL,
 	  "Sources whose values move slowly, or count events a rate over a second "
 	  "misses nothing of, are read this often instead of at every sample (a "
@@ -262,6 +267,7 @@ void rv_config_defaults(struct rv_config *c)
 	c->log_level = RV_LOG_INFO;
 	snprintf(c->collect.nvml, sizeof(c->collect.nvml), "%s", "libnvidia-ml.so.1");
 	c->collect.rediscover_s = MINUTE;
+	c->collect.facts_s = 30.0;
 	c->collect.slow_s = 1.0;
 	c->detect.window = (struct rv_cfg_span){ 3.0, 1 };
 	c->detect.step = (struct rv_cfg_span){ 1.0, 1 };

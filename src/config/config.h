@@ -132,6 +132,7 @@ struct rv_config {
 		char exclude[RV_CFG_EXCLUDE_MAX][RV_CFG_NAME_MAX];
 		size_t n_exclude;
 		double rediscover_s;   /* 0 = never */
+		double facts_s;        /* facts read again this often; 0 = at start only */
 		double slow_s;         /* slow sources' interval; 0 = every sweep */
 		int perf_software;     /* 0 auto, 1 on, 2 off (enum rv_perf_sw's order) */
 		char metric_set[RV_CFG_PATH_MAX]; /* metric-set file; "" = every channel */

@@ -69,7 +69,7 @@ struct rv_cfg_section {
 	const char *doc;
 };
 
-enum { RV_CFG_NKEYS = 53, RV_CFG_NSECT = 8, RV_CFG_ACTION_NKEYS = 15 };
+enum { RV_CFG_NKEYS = 54, RV_CFG_NSECT = 8, RV_CFG_ACTION_NKEYS = 15 };
 extern const struct rv_cfg_key rv_cfg_keys[RV_CFG_NKEYS];
 extern const struct rv_cfg_section rv_cfg_sections[RV_CFG_NSECT];
 /* The keys of one action (sect "actions"), in the order written. */

@@ -43,7 +43,7 @@ static inline const char *cfg_diff(const struct rv_config *a, const struct rv_co
 	SAME_STR(collect.root); SAME_STR(collect.nvml); SAME_NUM(collect.n_exclude);
 	for (size_t i = 0; i < a->collect.n_exclude && i < RV_CFG_EXCLUDE_MAX; i++)
 		SAME_STR(collect.exclude[i]);
-	SAME_NUM(collect.rediscover_s); SAME_STR(collect.metric_set);
+	SAME_NUM(collect.rediscover_s); SAME_NUM(collect.facts_s); SAME_STR(collect.metric_set);
 	SAME_NUM(detect.window.value); SAME_NUM(detect.window.seconds);
 	SAME_NUM(detect.step.value); SAME_NUM(detect.step.seconds);
 	SAME_NUM(detect.preset); SAME_NUM(detect.incident_gap); SAME_NUM(detect.incident_min);

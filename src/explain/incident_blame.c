@@ -130,18 +130,22 @@ static void subsystem_weights(const struct rv_incmerge *m, const double *acc,
 /*
  * Side effects (catalog.h rv_catalog_effect): each channel's subsystem for
  * the blame of the weights w, into m->sub_eff. An effect counts for its
- * activity's subsystem when the activity moved too: its channels carry
- * at least EFFECT_CAUSE_SHARE of the weight its effects carry (in w, the
- * weights by materiality: a CPU hog that moves the few packets of a quiet
+ * activity's subsystem when the activity moved too: one of its channels
+ * moved by its materiality floor in a window of the onset (matter, when
+ * the windows said: NULL otherwise), or its channels carry at least
+ * EFFECT_CAUSE_SHARE of the weight its effects carry (in w, the weights
+ * by materiality). A CPU hog that moves the few packets of a quiet
  * loopback from one CPU's softirqs to another's has no traffic that
- * matters, and its softirq time stays the CPU's).
+ * matters, and its softirq time stays the CPU's; the forks of a fork
+ * storm weigh little beside the page faults they cause, and matter.
  */
 static const double EFFECT_CAUSE_SHARE = 0.1;
 
-static const unsigned char *effect_subsystems(const struct rv_incmerge *m, const double *w)
+static const unsigned char *effect_subsystems(const struct rv_incmerge *m, const double *w,
+					      const float *matter)
 {
 	double eff[RV_CATALOG_EFFECTS] = { 0 }, cause[RV_CATALOG_EFFECTS] = { 0 };
-	int active[RV_CATALOG_EFFECTS];
+	int active[RV_CATALOG_EFFECTS], moved[RV_CATALOG_EFFECTS] = { 0 };
 
 	for (size_t c = 0; c < m->nchan; c++) {
 		double x = isfinite(w[c]) && w[c] > 0 ? w[c] : 0;
@@ -149,11 +153,13 @@ static const unsigned char *effect_subsystems(const struct rv_incmerge *m, const
 		if (m->effect[c] >= 0)
 			eff[m->effect[c]] += x;
 		for (int k = 0; k < RV_CATALOG_EFFECTS; k++)
-			if ((m->cause[c] >> k) & 1u)
+			if ((m->cause[c] >> k) & 1u) {
 				cause[k] += x;
+				moved[k] |= matter && matter[c] >= 1.0f;
+			}
 	}
 	for (int k = 0; k < RV_CATALOG_EFFECTS; k++)
-		active[k] = cause[k] > 0 && cause[k] >= EFFECT_CAUSE_SHARE * eff[k];
+		active[k] = moved[k] || (cause[k] > 0 && cause[k] >= EFFECT_CAUSE_SHARE * eff[k]);
 	for (size_t c = 0; c < m->nchan; c++)
 		m->sub_eff[c] = m->effect[c] >= 0 && active[m->effect[c]] ? m->effect_sub[m->effect[c]]
 									 : m->chan_sub[c];
@@ -206,7 +212,8 @@ void rv_incmerge_summarise(const struct rv_incmerge *m, const struct stretch *s,
 		onset = keep_material(m, s->matter, onset, m->sumw);
 	for (size_t c = 0; c < m->nchan; c++)
 		total += onset[c];
-	subsystem_weights(m, onset, effect_subsystems(m, onset), sub_sum);
+	subsystem_weights(m, onset, effect_subsystems(m, onset, s->have_matter ? s->matter : NULL),
+			  sub_sum);
 	for (int k = 0; k < RV_SUB_COUNT; k++)
 		sub_total += sub_sum[k];
 	in->mean_score = s->score_sum / (double)in->flagged;

@@ -396,20 +396,21 @@ static int match_rule(const struct rv_kb_rule *r, const struct rv_evidence *ev,
 	out->confidence = CONF_BASE + CONF_REQUIRED * (nreq ? sum_req / (double)nreq : 0) +
 			  CONF_SUPPORT * (nsup ? (double)held_sup / (double)nsup : 0);
 	out->confidence = fmin(1.0, fmax(0.0, out->confidence));
+	out->fit = out->confidence;
 	if (r->has_measured)   /* calibrated: the share it got right, the mechanism as prior */
 		out->confidence = ((double)r->measured_right + KB_PRIOR_WEIGHT * out->confidence) /
 				  ((double)r->measured_first + KB_PRIOR_WEIGHT);
 	return nreq > 0;
 }
 
-/* Inserts m into out[0..*n) ordered by confidence, after equals (rule
+/* Inserts m into out[0..*n) ordered by fit, after equals (rule
  * order), keeping at most max. */
 static void insert_ranked(struct rv_kb_match *out, size_t *n, size_t max,
 			  const struct rv_kb_match *m)
 {
 	size_t pos = *n;
 
-	while (pos > 0 && out[pos - 1].confidence < m->confidence)
+	while (pos > 0 && out[pos - 1].fit < m->fit)
 		pos--;
 	if (pos >= max)
 		return;
@@ -463,21 +464,35 @@ static void apply_yields(struct rv_kb_match *out, size_t n)
 	}
 }
 
-int rv_kb_cause_of(const struct rv_kb_rule *r, const char *sub)
+/* A rule's own subsystem against sub (its candidates aside). */
+static int own_cause_of(const struct rv_kb_rule *r, const char *sub)
 {
-	if (!r || !sub || strcmp(sub, "other") == 0 || strcmp(r->subsystem, "other") == 0)
-		return 1;
-	return strcmp(r->subsystem, sub) == 0;
+	return !r || !sub || strcmp(sub, "other") == 0 || strcmp(r->subsystem, "other") == 0 ||
+	       strcmp(r->subsystem, sub) == 0;
 }
 
-size_t rv_kb_split(const struct rv_kb_match *m, size_t n, const char *sub,
-		   struct rv_kb_match *cause, struct rv_kb_match *note, size_t *nnote)
+int rv_kb_cause_of(const struct rv_kb *kb, const struct rv_kb_rule *r, const char *sub)
+{
+	if (own_cause_of(r, sub))
+		return 1;
+	for (size_t i = 0; kb && i < r->ncandidates; i++) {
+		size_t k = find_rule(kb, r->candidate[i]);
+
+		if (k < kb->n && own_cause_of(kb->rule[k], sub))
+			return 1;
+	}
+	return 0;
+}
+
+size_t rv_kb_split(const struct rv_kb *kb, const struct rv_kb_match *m, size_t n,
+		   const char *sub, struct rv_kb_match *cause, struct rv_kb_match *note,
+		   size_t *nnote)
 {
 	size_t nc = 0;
 
 	*nnote = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (rv_kb_cause_of(m[i].rule, sub))
+		if (rv_kb_cause_of(kb, m[i].rule, sub))
 			cause[nc++] = m[i];
 		else
 			note[(*nnote)++] = m[i];

@@ -13,7 +13,8 @@
  * does; its confidence (0..1) then grows with the supporting conditions
  * that hold and with how far the signals moved. Each match carries the
  * evidence behind it: for every condition that held, the entry that made
- * it hold. Matches are ranked by confidence, then a rule moves below the
+ * it hold. Matches are ranked by how well the evidence fits each rule's
+ * pattern (its confidence before calibration), then a rule moves below the
  * matches it `yields_to` (causes its pattern also follows from); no match
  * is an answer too ("no rule matched": the report says so instead of
  * guessing). An undecided rule (`candidates`, `decided_by`) stands for
@@ -107,14 +108,19 @@ struct rv_kb_evidence {
 
 struct rv_kb_match {
 	const struct rv_kb_rule *rule;
-	double confidence;                 /* 0..1 */
+	double confidence;                 /* 0..1: the mechanism's, calibrated by the
+					      rule's measured record when it has one */
+	double fit;                        /* 0..1: the mechanism's alone (how well the
+					      evidence fits the pattern): matches rank
+					      by it, so a rule's record never moves
+					      another rule's verdict */
 	size_t nev;
 	struct rv_kb_evidence ev[RV_KB_EVIDENCE_MAX];
 };
 
 /*
  * Matches every rule against ev; writes up to max matches (at most
- * RV_KB_MATCH_MAX) to out, highest confidence first (ties: rule order), and
+ * RV_KB_MATCH_MAX) to out, best fit first (ties: rule order), and
  * returns how many. The matches point into kb and ev: valid while both
  * live. Rules whose confidence is below min_confidence are left out.
  */
@@ -127,18 +133,24 @@ size_t rv_kb_match(const struct rv_kb *kb, const struct rv_evidence *ev, double 
  * that fires on the incident's evidence says what happened as well (the
  * CPUs busy beside a disk storm), not why this incident happened: it is a
  * cross-layer note, never its likely cause. A rule of subsystem "other"
- * (none given) and an incident of subsystem "other" take no side.
+ * (none given) and an incident of subsystem "other" take no side. An
+ * undecided rule stands for its candidates: it may be the cause when one
+ * of them may (cpu-bound-undecided, a cpu rule, of a memory incident
+ * through memory-bandwidth-saturation).
  *
- * rv_kb_cause_of: 1 when rule r may be the likely cause of an incident of
- * subsystem sub ("cpu", "gpu", "mem", "net", "storage" or "other").
+ * rv_kb_cause_of: 1 when rule r (of kb, which resolves an undecided
+ * rule's candidates; NULL: they are not looked at) may be the likely
+ * cause of an incident of subsystem sub ("cpu", "gpu", "mem", "net",
+ * "storage" or "other").
  * rv_kb_split: the matches m[0..n) (ranked, as rv_kb_match wrote them)
  * into those that may be the cause (cause[], returned count) and the
  * notes (note[], *nnote), each in the order given; cause and note have
  * room for n each.
  */
-int rv_kb_cause_of(const struct rv_kb_rule *r, const char *sub);
-size_t rv_kb_split(const struct rv_kb_match *m, size_t n, const char *sub,
-		   struct rv_kb_match *cause, struct rv_kb_match *note, size_t *nnote);
+int rv_kb_cause_of(const struct rv_kb *kb, const struct rv_kb_rule *r, const char *sub);
+size_t rv_kb_split(const struct rv_kb *kb, const struct rv_kb_match *m, size_t n,
+		   const char *sub, struct rv_kb_match *cause, struct rv_kb_match *note,
+		   size_t *nnote);
 
 /* A rule that did not fire, and how close it came. */
 struct rv_kb_near {

@@ -79,9 +79,16 @@ static void test_subsystem_pairs(void **state)
 		n = rv_kb_match(kb, &ev, 0, m, RV_KB_MATCH_MAX);
 		assert_true(listed(m, n, cases[i].rule));
 		for (size_t s = 0; s < NELEM(subsystems); s++) {
+			const struct rv_kb_rule *r = rule_of(kb, cases[i].rule);
 			int same = strcmp(own, subsystems[s]) == 0;
 
-			nc = rv_kb_split(m, n, subsystems[s], cause, note, &nn);
+			/* an undecided rule: through one of its candidates too */
+			for (size_t k = 0; k < rv_kb_rule_ncandidates(r); k++)
+				same |= strcmp(rv_kb_rule_subsystem(rule_of(kb,
+							rv_kb_rule_candidate(r, k))),
+					       subsystems[s]) == 0;
+
+			nc = rv_kb_split(kb, m, n, subsystems[s], cause, note, &nn);
 			assert_int_equal(nc + nn, n);
 			if (listed(cause, nc, cases[i].rule) != same ||
 			    listed(note, nn, cases[i].rule) == same)
@@ -90,9 +97,9 @@ static void test_subsystem_pairs(void **state)
 					 listed(cause, nc, cases[i].rule),
 					 listed(note, nn, cases[i].rule));
 			for (size_t k = 0; k < nc; k++)
-				assert_int_equal(rv_kb_cause_of(cause[k].rule, subsystems[s]), 1);
+				assert_int_equal(rv_kb_cause_of(kb, cause[k].rule, subsystems[s]), 1);
 			for (size_t k = 0; k < nn; k++)
-				assert_int_equal(rv_kb_cause_of(note[k].rule, subsystems[s]), 0);
+				assert_int_equal(rv_kb_cause_of(kb, note[k].rule, subsystems[s]), 0);
 			pairs++;
 			cpu_elsewhere += strcmp(own, "cpu") == 0 && !same;
 		}
@@ -116,12 +123,12 @@ static void test_other_takes_no_side(void **state)
 	(void)state;
 	assert_string_equal(rv_kb_rule_subsystem(any), "other");
 	for (size_t s = 0; s < NELEM(subsystems); s++) {
-		assert_int_equal(rv_kb_cause_of(any, subsystems[s]), 1);
-		assert_int_equal(rv_kb_cause_of(cpu, subsystems[s]),
+		assert_int_equal(rv_kb_cause_of(kb, any, subsystems[s]), 1);
+		assert_int_equal(rv_kb_cause_of(kb, cpu, subsystems[s]),
 				 strcmp(subsystems[s], "cpu") == 0);
 	}
-	assert_int_equal(rv_kb_cause_of(cpu, "other"), 1);
-	assert_int_equal(rv_kb_cause_of(NULL, "cpu"), 1);
+	assert_int_equal(rv_kb_cause_of(kb, cpu, "other"), 1);
+	assert_int_equal(rv_kb_cause_of(kb, NULL, "cpu"), 1);
 
 	/* both fire; as a memory incident, the cpu rule is a note */
 	struct rv_evidence_sig x = sig("x", 8);
@@ -130,12 +137,30 @@ static void test_other_takes_no_side(void **state)
 	size_t n = rv_kb_match(kb, &ev, 0, m, RV_KB_MATCH_MAX), nn;
 
 	assert_int_equal(n, 2);
-	assert_int_equal(rv_kb_split(m, n, "mem", cause, note, &nn), 1);
+	assert_int_equal(rv_kb_split(kb, m, n, "mem", cause, note, &nn), 1);
 	assert_int_equal(nn, 1);
 	assert_ptr_equal(cause[0].rule, any);
 	assert_ptr_equal(note[0].rule, cpu);
-	assert_int_equal(rv_kb_split(m, n, "other", cause, note, &nn), 2);
+	assert_int_equal(rv_kb_split(kb, m, n, "other", cause, note, &nn), 2);
 	assert_int_equal(nn, 0);
+	rv_kb_free(kb);
+}
+
+/* An undecided rule stands for its candidates, whatever its own subsystem. */
+static void test_undecided_spans_subsystems(void **state)
+{
+	struct rv_kb *kb = builtin();
+	const struct rv_kb_rule *u = rule_of(kb, "cpu-bound-undecided");
+
+	(void)state;
+	assert_string_equal(rv_kb_rule_subsystem(u), "cpu");
+	assert_int_equal(rv_kb_cause_of(kb, u, "cpu"), 1);
+	/* memory-bandwidth-saturation, one of its candidates, is a mem rule */
+	assert_int_equal(rv_kb_cause_of(kb, u, "mem"), 1);
+	assert_int_equal(rv_kb_cause_of(kb, u, "net"), 0);
+	assert_int_equal(rv_kb_cause_of(kb, u, "storage"), 0);
+	/* without the kb to resolve them, its own subsystem alone */
+	assert_int_equal(rv_kb_cause_of(NULL, u, "mem"), 0);
 	rv_kb_free(kb);
 }
 
@@ -164,7 +189,7 @@ static void test_near(void **state)
 	host_fill(h, &sc, 77);
 	host_evidence(h, &ev);
 	n = rv_kb_match(kb, &ev, 0, m, RV_KB_MATCH_MAX);
-	nc = rv_kb_split(m, n, "storage", cause, note, &nn);
+	nc = rv_kb_split(kb, m, n, "storage", cause, note, &nn);
 	assert_int_equal(nc, 0);
 	nnear = rv_kb_near(kb, &ev, "storage", near, RV_KB_MATCH_MAX);
 	assert_true(nnear >= 1);
@@ -216,6 +241,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_subsystem_pairs),
 		cmocka_unit_test(test_other_takes_no_side),
+		cmocka_unit_test(test_undecided_spans_subsystems),
 		cmocka_unit_test(test_near),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -113,7 +113,7 @@ static const struct chan_def signals[] = {
 	{ "gpu.retired_pages:gpu0", 0 }, { "gpu.pcie_rx_bytes:gpu0", 3e9 },
 };
 
-/* Channels no case moves. */
+/* Channels the cases of the first rules do not move. */
 static const struct chan_def background[] = {
 	{ "cpu.nice_pct", 0.2 }, { "cpu.forks", 15 }, { "cpu.interrupts", 30000 },
 	{ "cpu.load5", 6 }, { "cpu.load15", 6 }, { "cpu.tasks_total", 900 },
@@ -181,6 +181,16 @@ static const struct chan_def gpu_depth[] = {
 	{ "gpu.processes:gpu0", 1 }, { "gpu.processes:gpu1", 1 },
 	{ "net.ib_out_of_sequence:mlx5_0_1", 0 }, { "net.ib_local_ack_timeout_err:mlx5_0_1", 0 },
 	{ "net.ib_packet_seq_err:mlx5_0_1", 0 },
+};
+
+/* The signals of the rules of process and page churn, swap, direct I/O,
+ * local floods and segment sizes; after the families above as well. */
+static const struct chan_def churn[] = {
+	{ "mem.swap_total_bytes", 8e9 }, { "mem.commit_limit_bytes", 6e10 },
+	{ "net.tcp_data_segment_bytes", 1460 }, { "net.tcpext_tcp_orig_data_sent", 1.8e4 },
+	{ "net.rx_packets:lo", 200 }, { "net.rx_bytes:lo", 2e6 },
+	{ "mem.psi_some_stall_pct", 0.1 }, { "storage.psi_some_stall_pct", 0.1 },
+	{ "mem.pgfree", 3e4 },
 };
 
 enum mv_kind { LEVEL, BURST, PULSE, RAMP, GONE };
@@ -326,18 +336,6 @@ static const struct scenario cases[] = {
 		{ "gpu.nvlink_data_*:gpu*", 1.3e10, LEVEL, 0 }, { "gpu.power_w:gpu*", 400, LEVEL, 0 },
 		{ "cpu.busy_pct*", 92, LEVEL, 0 }, { "cpu.user_pct*", 85, LEVEL, 0 },
 		{ "cpu.idle_pct", 8, LEVEL, 0 } } },
-	/* A100 (NVLink, no GPM), disk-bound loader: the dataset device at its
-	 * limit, iowait; utilisation and NVLink traffic down, steadily */
-	{ "gpu-input-starvation", {
-		{ "gpu.*_active_pct:*", 0, GONE, 0 }, { "gpu.sm_occupancy_pct:*", 0, GONE, 0 },
-		{ "gpu.gpm_pcie_*", 0, GONE, 0 }, { "gpu.nvlink_[rt]x_bytes:*", 0, GONE, 0 },
-		{ "gpu.util_pct:gpu*", 50, LEVEL, 0 }, { "gpu.power_w:gpu*", 380, LEVEL, 0 },
-		{ "gpu.mem_util_pct:gpu*", 28, LEVEL, 0 }, { "gpu.pcie_rx_bytes:gpu0", 1e9, LEVEL, 0 },
-		{ "gpu.nvlink_data_*:gpu*", 1.4e10, LEVEL, 0 },
-		{ "storage.busy_pct:nvme0n1", 96, LEVEL, 0 },
-		{ "storage.read_bytes:nvme0n1", 1.6e9, LEVEL, 0 },
-		{ "storage.weighted_time_ms:nvme0n1", 600, LEVEL, 0 },
-		{ "cpu.iowait_pct*", 14, LEVEL, 0 } } },
 	/* Hopper, NVLink: the kernels spin in the all-reduce (utilisation flat)
 	 * while SM, tensor and DRAM activity come and go with the link traffic */
 	{ "gpu-communication-stall", {
@@ -358,6 +356,57 @@ static const struct scenario cases[] = {
 		{ "net.ib_port_xmit_wait:mlx5_0_1", 3e4, LEVEL, 0 },
 		{ "net.ib_out_of_sequence:mlx5_0_1", 40, LEVEL, 0 },
 		{ "net.ib_local_ack_timeout_err:mlx5_0_1", 3, LEVEL, 0 } } },
+	/* a shell loop forking commands: forks, their page faults, system time */
+	{ "process-churn", {
+		{ "cpu.forks", 800, LEVEL, 0 }, { "mem.pgfault", 2.5e5, LEVEL, 0 },
+		{ "cpu.system_pct", 30, LEVEL, 0 }, { "cpu.busy_pct", 60, LEVEL, 0 },
+		{ "cpu.idle_pct", 40, LEVEL, 0 }, { "cpu.context_switches", 4e4, LEVEL, 0 },
+		{ "cpu.tasks_total", 900, BURST, 0.05 }, { "cpu.procs_running", 9, LEVEL, 0 } } },
+	/* two tasks ping-ponging: switches sevenfold, system time, no forks */
+	{ "context-switch-storm", {
+		{ "cpu.context_switches", 1.5e5, LEVEL, 0 }, { "cpu.system_pct", 25, LEVEL, 0 },
+		{ "cpu.busy_pct", 55, LEVEL, 0 }, { "cpu.idle_pct", 45, LEVEL, 0 },
+		{ "cpu.procs_running", 9, LEVEL, 0 }, { "cpu.psi_some_stall_pct", 3, LEVEL, 0 } } },
+	/* memory mapped and unmapped in a loop: faults thirteenfold, no growth */
+	{ "page-fault-storm", {
+		{ "mem.pgfault", 4e5, LEVEL, 0 }, { "mem.pgfree", 3.9e5, LEVEL, 0 },
+		{ "cpu.system_pct", 20, LEVEL, 0 },
+		{ "cpu.busy_pct", 50, LEVEL, 0 }, { "cpu.idle_pct", 50, LEVEL, 0 },
+		{ "mem.mem_free_bytes", 6e10, BURST, 0.01 },
+		{ "mem.anon_pages_bytes", 2e10, BURST, 0.02 } } },
+	/* a process over its cgroup's limit, killed and restarted */
+	{ "memory-cgroup-oom", {
+		{ "mem.oom_kill", 2, LEVEL, 0 }, { "mem.pgfault", 9e4, LEVEL, 0 },
+		{ "mem.pgmajfault", 400, LEVEL, 0 }, { "mem.psi_some_stall_pct", 2, LEVEL, 0 },
+		{ "mem.anon_pages_bytes", 2e10, BURST, 0.01 } } },
+	/* swap turned off */
+	{ "swap-config-change", {
+		{ "mem.swap_total_bytes", 0, LEVEL, 0 }, { "mem.swap_free_bytes", 0, LEVEL, 0 },
+		{ "mem.commit_limit_bytes", 5.2e10, LEVEL, 0 } } },
+	/* direct reads at the device's limit: busy, queued, no dirty data */
+	{ "disk-saturation-io", {
+		{ "storage.busy_pct:nvme0n1", 98, LEVEL, 0 },
+		{ "storage.weighted_time_ms:nvme0n1", 3000, LEVEL, 0 },
+		{ "storage.in_flight:nvme0n1", 32, LEVEL, 0 },
+		{ "storage.read_bytes:nvme0n1", 2.5e9, LEVEL, 0 },
+		{ "storage.reads:nvme0n1", 2e4, LEVEL, 0 }, { "cpu.iowait_pct*", 15, LEVEL, 0 },
+		{ "storage.psi_some_avg10_pct", 30, LEVEL, 0 },
+		{ "storage.psi_some_stall_pct", 25, LEVEL, 0 } } },
+	/* a TCP stream on the loopback: segments twentyfold, softirqs on every
+	 * CPU, eth0 untouched */
+	{ "local-traffic-flood", {
+		{ "net.tcp_in_segs", 4e5, LEVEL, 0 }, { "net.tcp_out_segs", 4e5, LEVEL, 0 },
+		{ "net.rx_packets:lo", 3e5, LEVEL, 0 }, { "net.rx_bytes:lo", 6e9, LEVEL, 0 },
+		{ "net.ipext_in_octets", 6.1e9, LEVEL, 0 }, { "net.ipext_out_octets", 6e9, LEVEL, 0 },
+		{ "net.tcpext_tcp_orig_data_sent", 3.8e5, LEVEL, 0 },
+		{ "cpu.softirq_pct", 25, LEVEL, 0 }, { "cpu.softirq_pct:cpu*", 25, LEVEL, 0 },
+		{ "net.softirq_net_rx:cpu*", 6e4, LEVEL, 0 },
+		{ "cpu.context_switches", 5e4, LEVEL, 0 } } },
+	/* lo's MTU lowered: 560 bytes a data segment, 2.6 times the segments */
+	{ "mtu-change", {
+		{ "net.tcp_data_segment_bytes", 560, LEVEL, 0 }, { "net.tcp_out_segs", 5.2e4, LEVEL, 0 },
+		{ "net.tcpext_tcp_orig_data_sent", 4.7e4, LEVEL, 0 },
+		{ "cpu.softirq_pct", 1.6, LEVEL, 0 } } },
 };
 
 /* A case in which a second rule fires too and must rank just below the
@@ -368,6 +417,21 @@ struct ranked_scenario {
 };
 
 static const struct ranked_scenario ranked_cases[] = {
+	/* A100 (NVLink, no GPM), disk-bound loader: the dataset device at its
+	 * limit, iowait; utilisation and NVLink traffic down, steadily. The
+	 * device saturated by reads (no dirty data) is the starvation's
+	 * mechanism: it ranks second */
+	{ { "gpu-input-starvation", {
+		{ "gpu.*_active_pct:*", 0, GONE, 0 }, { "gpu.sm_occupancy_pct:*", 0, GONE, 0 },
+		{ "gpu.gpm_pcie_*", 0, GONE, 0 }, { "gpu.nvlink_[rt]x_bytes:*", 0, GONE, 0 },
+		{ "gpu.util_pct:gpu*", 50, LEVEL, 0 }, { "gpu.power_w:gpu*", 380, LEVEL, 0 },
+		{ "gpu.mem_util_pct:gpu*", 28, LEVEL, 0 }, { "gpu.pcie_rx_bytes:gpu0", 1e9, LEVEL, 0 },
+		{ "gpu.nvlink_data_*:gpu*", 1.4e10, LEVEL, 0 },
+		{ "storage.busy_pct:nvme0n1", 96, LEVEL, 0 },
+		{ "storage.read_bytes:nvme0n1", 1.6e9, LEVEL, 0 },
+		{ "storage.weighted_time_ms:nvme0n1", 600, LEVEL, 0 },
+		{ "cpu.iowait_pct*", 14, LEVEL, 0 } } },
+	  "disk-saturation-io" },
 	/* a marginal NVLink link: CRC errors, replays, a recovery, the link
 	 * flapping as it retrains; its traffic and the GPUs' activity fall: the
 	 * stall follows from the link. The stall's evidence is the stronger,
@@ -421,6 +485,8 @@ static struct host *host_new(void)
 		}
 	for (size_t i = 0; i < NELEM(gpu_depth); i++)
 		add_chan(h, gpu_depth[i].name, gpu_depth[i].base);
+	for (size_t i = 0; i < NELEM(churn); i++)
+		add_chan(h, churn[i].name, churn[i].base);
 	for (size_t r = 0; r < NROWS; r++)
 		h->ts[r] = T0 + STEP_S * (double)r;
 	return h;

@@ -270,7 +270,7 @@ void rv_report_fill_explained(struct rv_pool *pl, struct rv_report_incident *r,
 
 	if (nmatch > RV_KB_MATCH_MAX)
 		nmatch = RV_KB_MATCH_MAX;
-	nc = rv_kb_split(match, nmatch, sub, cause, note, &nn);
+	nc = rv_kb_split(kb, match, nmatch, sub, cause, note, &nn);
 	nr = order_causes(kb, cause, nc, onset, nonset, ranked, flag);
 	rv_report_fill_signals(pl, r, in, ev, ranked, nr);
 	fill_causes(pl, r, ranked, nr, flag);

@@ -11,6 +11,7 @@
 
 #include "base/clock.h"
 #include "base/parallel.h"
+#include "base/strparse.h"
 #include "remote/promapi.h"
 
 enum {
@@ -345,12 +346,30 @@ static int find_channels(struct rv_fleet_src *s, struct rv_err *err)
 	return rc;
 }
 
+/* By key; a key given more than once (it changed in the range), the
+ * newest value first (the largest since), then by value. */
 static int by_key(const void *a, const void *b)
 {
 	const struct rv_fleet_fact *x = a, *y = b;
 	int c = strcmp(x->key, y->key);
 
-	return c ? c : strcmp(x->value, y->value);
+	if (c)
+		return c;
+	if (x->since != y->since)
+		return x->since > y->since ? -1 : 1;
+	return strcmp(x->value, y->value);
+}
+
+/* The since label of a fact series: unix seconds, 0 when absent or bad. */
+static double since_of(const struct rv_prom_series *se)
+{
+	const char *t = rv_prom_label(se, "since");
+	const char *p = t;
+	double v = 0;
+
+	if (!t || rv_str_double(&p, t + strlen(t), &v) != 0 || *p || !isfinite(v))
+		return 0;
+	return v;
 }
 
 /* One fact of one node while the batches come in. */
@@ -385,13 +404,14 @@ static int collect_facts(struct rv_fleet_src *s, const struct rv_prom_result *re
 			l->v = grown;
 		}
 		l->v[l->n++] = (struct node_fact){ (size_t)k, { rv_pool_str(&s->pool, key),
-				rv_pool_str(&s->pool, value ? value : "") } };
+				rv_pool_str(&s->pool, value ? value : ""), since_of(se) } };
 	}
 	return s->pool.oom ? -ENOMEM : 0;
 }
 
 /* Each node's facts from l, sorted by key; a key given twice (it changed
- * in the range) keeps its smallest value. */
+ * in the range) keeps its newest value (the largest since; of equals, the
+ * smallest value). */
 static int sort_facts(struct rv_fleet_src *s, const struct fact_list *l)
 {
 	size_t *fill = rv_pool_zalloc(&s->pool, s->nnodes, sizeof(*fill));
@@ -407,16 +427,20 @@ static int sort_facts(struct rv_fleet_src *s, const struct fact_list *l)
 			return -ENOMEM;
 	for (size_t i = 0; i < l->n; i++)
 		s->facts[l->v[i].node][fill[l->v[i].node]++] = l->v[i].f;
-	for (size_t k = 0; k < s->nnodes; k++) {
-		size_t n = 0;
-
-		qsort(s->facts[k], s->nfacts[k], sizeof(**s->facts), by_key);
-		for (size_t i = 0; i < s->nfacts[k]; i++)
-			if (!n || strcmp(s->facts[k][n - 1].key, s->facts[k][i].key))
-				s->facts[k][n++] = s->facts[k][i];
-		s->nfacts[k] = n;
-	}
+	for (size_t k = 0; k < s->nnodes; k++)
+		s->nfacts[k] = rv_fleet_facts_newest(s->facts[k], s->nfacts[k]);
 	return 0;
+}
+
+size_t rv_fleet_facts_newest(struct rv_fleet_fact *f, size_t n)
+{
+	size_t k = 0;
+
+	qsort(f, n, sizeof(*f), by_key);
+	for (size_t i = 0; i < n; i++)
+		if (!k || strcmp(f[k - 1].key, f[i].key))
+			f[k++] = f[i];
+	return k;
 }
 
 static int find_facts(struct rv_fleet_src *s, struct rv_err *err)

@@ -41,7 +41,15 @@ struct rv_fleet_src_opts {
 
 struct rv_fleet_fact {
 	const char *key, *value;
+	double since;   /* when the node's agent first saw this value (its `since`
+			   label, unix seconds), 0 when it did not say */
 };
+
+/* One node's facts f[0..n) sorted by key, each key once: of a key given
+ * more than once (its value changed in the range), the newest value (the
+ * largest since; of equals, the smallest value). Returns how many are
+ * left. */
+size_t rv_fleet_facts_newest(struct rv_fleet_fact *f, size_t n);
 
 struct rv_fleet_src {
 	double t0, step;               /* window k is at t0 + k * step */

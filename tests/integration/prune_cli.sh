@@ -78,10 +78,10 @@ expect_rc "the agent reads the set" 0
 expect_err_fixed "it watches the kept channels" "watching $NKEEP of its $NKEEP channels"
 
 # ------------------------------------------- the knowledge base's channels
-# mem.numa_miss (a rule reads it), mem.pgfault (none does) and
+# mem.numa_miss (a rule reads it), mem.compact_success (none does) and
 # cpu.softirq_pct:cpu0 (a rule reads the per-CPU skew of cpu.softirq_pct)
 # all follow cpu.busy_pct, in levels and in changes
-awk 'BEGIN { srand(7); print "timestamp,cpu.busy_pct,mem.numa_miss,mem.pgfault,cpu.softirq_pct:cpu0"
+awk 'BEGIN { srand(7); print "timestamp,cpu.busy_pct,mem.numa_miss,mem.compact_success,cpu.softirq_pct:cpu0"
 	for (i = 0; i < 600; i++) { x = sin(i / 9) * 10 + rand()
 		printf "%d,%.4f,%.4f,%.4f,%.4f\n", 1700000000 + i, x, 2 * x + rand() / 10,
 			3 * x + rand() / 10, x + rand() / 10 } }' >kb.csv
@@ -94,7 +94,7 @@ run prune kb.csv -o kb.yaml
 expect_rc "prune a CSV of channels the rules read" 0
 check "the rules' channels are kept by default ($(kbsec kb.yaml keep))" \
 	test "$(kbsec kb.yaml keep)" = "cpu.busy_pct cpu.softirq_pct:cpu0 mem.numa_miss "
-check "the one no rule reads is dropped ($(kbsec kb.yaml drop))" test "$(kbsec kb.yaml drop)" = "mem.pgfault "
+check "the one no rule reads is dropped ($(kbsec kb.yaml drop))" test "$(kbsec kb.yaml drop)" = "mem.compact_success "
 check "the summary counts the two kept for the rules" \
 	grep -q '^2 varying channels kept only because the knowledge base reads them' out.txt
 run prune --kb-signals prune kb.csv -o kbp.yaml
